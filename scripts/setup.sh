@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Installs whatever this machine lacks to build, serve and test the lab. Safe to run repeatedly:
+# each step checks first. Pinned versions: see ../README.md ("Toolchain").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+TRUNK_VERSION=0.21.14          # 0.22 needs a newer rustc than 1.95
+WASM_OPT_VERSION=0.116.1       # binaryen 116; Debian's binaryen 108 corrupts wasm-bindgen output
+WEBPKI_ROOTS_PIN=1.0.10        # the registry lacks the version wasm-bindgen-cli's lockfile wants
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/weblab-target}"
+export PATH="$HOME/.cargo/bin:$PATH"
+
+say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  say "adding the wasm32-unknown-unknown target"
+  rustup target add wasm32-unknown-unknown
+fi
+
+if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
+  say "installing Debian's chromium and chromium-driver"
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver
+fi
+
+if [ "$(trunk --version 2>/dev/null || true)" != "trunk $TRUNK_VERSION" ]; then
+  say "installing trunk $TRUNK_VERSION (about 6 minutes)"
+  cargo install trunk --version "$TRUNK_VERSION" --locked
+fi
+
+# wasm-bindgen-cli must match the wasm-bindgen crate in Cargo.lock exactly.
+WB_VERSION=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
+if [ "$(wasm-bindgen --version 2>/dev/null || true)" != "wasm-bindgen $WB_VERSION" ]; then
+  say "installing wasm-bindgen-cli $WB_VERSION"
+  if ! cargo install wasm-bindgen-cli --version "$WB_VERSION" --locked; then
+    say "retrying with webpki-roots pinned to $WEBPKI_ROOTS_PIN"
+    crate=$(ls "$HOME"/.cargo/registry/cache/*/wasm-bindgen-cli-"$WB_VERSION".crate | head -n1)
+    work=$(mktemp -d)
+    tar xzf "$crate" -C "$work"
+    (cd "$work/wasm-bindgen-cli-$WB_VERSION" &&
+      CARGO_TARGET_DIR="$work/target" cargo update -p webpki-roots --precise "$WEBPKI_ROOTS_PIN" &&
+      CARGO_TARGET_DIR="$work/target" cargo install --path . --locked)
+    rm -rf "$work"
+  fi
+fi
+
+if ! wasm-opt --version 2>/dev/null | grep -q "version 116"; then
+  say "installing wasm-opt (binaryen 116, about 6 minutes)"
+  cargo install wasm-opt --version "$WASM_OPT_VERSION" --locked
+fi
+
+# Trunk runs offline and calls `cargo metadata`, which needs every locked crate downloaded.
+if [ ! -f "$CARGO_TARGET_DIR/.fetched" ] || [ Cargo.lock -nt "$CARGO_TARGET_DIR/.fetched" ]; then
+  say "fetching crates"
+  cargo fetch
+  mkdir -p "$CARGO_TARGET_DIR" && touch "$CARGO_TARGET_DIR/.fetched"
+fi
+
+# The end-to-end tests and benchmarks drive Debian's chromium with playwright-core (no browser
+# download).
+if [ ! -d tests/e2e/node_modules/playwright-core ] || [ tests/e2e/package-lock.json -nt tests/e2e/node_modules/.package-lock.json ]; then
+  say "installing the end-to-end test driver (playwright-core)"
+  (cd tests/e2e && npm ci --no-audit --no-fund --silent)
+fi

@@ -1,0 +1,292 @@
+//! The DOM-Q-Net agent: acting with noisy nets, n-step transitions into one prioritized buffer,
+//! and the double-DQN update of the factorized Q-function (eq. 8–9 of the paper).
+//!
+//! One agent serves several tasks at once (Algorithm 1): each task is an *actor* with its own
+//! n-step window; all actors share the network and the replay buffer.
+//!
+//! Every read of a tensor is `async` (`into_data_async`), as the web requires; natively the
+//! futures are ready at once (see `crate::util::block_on`).
+
+use std::sync::Arc;
+
+use burn::module::{ModuleVisitor, Param};
+use burn::nn::loss::HuberLossConfig;
+use burn::optim::grad_clipping::GradientClippingConfig;
+use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
+use burn::prelude::*;
+use burn::tensor::IndexingUpdateOp;
+use serde::{Deserialize, Serialize};
+
+use super::batch::pack;
+use super::config::DqnConfig;
+use super::features::{Encoded, StateFeatures, encode};
+use super::model::{DomQNetModel, QOut};
+use super::replay::{DqnAction, Mode, NStep, PrioritizedReplay, Transition};
+use super::vocab::Vocabs;
+use crate::env::{Action, NodeRef, Observation};
+use crate::rng::Rng;
+
+/// What the agent did and why: the action and the Q-values behind it (drawn over the page).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Decision {
+    pub action: DqnAction,
+    pub env_action: Action,
+    pub q: QView,
+}
+
+/// Q-values of one state, in the order of its leaves and goal tokens.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct QView {
+    pub leaf_refs: Vec<NodeRef>,
+    pub dom: Vec<f32>,
+    pub tokens: Vec<String>,
+    pub token: Vec<f32>,
+    /// [click, type]
+    pub mode: [f32; 2],
+    pub warning: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Counters {
+    pub env_steps: u64,
+    pub updates: u64,
+    pub episodes: u64,
+}
+
+/// What one update did.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct UpdateStats {
+    pub loss: f32,
+    pub mean_abs_td: f32,
+    /// Transitions in the batch with a positive n-step return.
+    pub positives_in_batch: u32,
+}
+
+struct Actor {
+    nstep: NStep,
+    /// The last state acted in and the action taken, waiting for its outcome.
+    pending: Option<(Arc<StateFeatures>, DqnAction)>,
+}
+
+pub struct DomQNetAgent {
+    pub cfg: DqnConfig,
+    pub vocabs: Vocabs,
+    pub counters: Counters,
+    model: Option<DomQNetModel>,
+    target: Option<DomQNetModel>,
+    optim: ModuleOptimizer,
+    replay: PrioritizedReplay,
+    actors: Vec<Actor>,
+    /// The agent's own randomness: noise and OOV vectors.
+    rng: Rng,
+}
+
+/// Parameter init draws from the backend's process-wide generator: hold this while seeding and
+/// initialising so concurrent agents (e.g. parallel tests) cannot interleave their draws.
+static INIT_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Forces lazy parameters to initialise now, in a fixed order, so a seed fixes them.
+struct Touch;
+impl ModuleVisitor for Touch {
+    fn visit_float<const D: usize>(&mut self, p: &Param<Tensor<D>>) {
+        let _ = p.val();
+    }
+}
+
+fn optimizer(cfg: &DqnConfig) -> ModuleOptimizer {
+    AdamConfig::new()
+        .with_epsilon(cfg.adam_epsilon)
+        .with_grad_clipping(cfg.grad_clip.map(GradientClippingConfig::Value))
+        .init()
+}
+
+async fn read(t: Tensor<2>) -> Result<Vec<f32>, String> {
+    let data = t.into_data_async().await.map_err(|e| format!("reading a tensor failed: {e:?}"))?;
+    data.try_into_vec_as::<f32>().map_err(|e| format!("unexpected tensor data: {e:?}"))
+}
+
+fn argmax(v: &[f32]) -> usize {
+    v.iter().enumerate().fold((0, f32::MIN), |best, (i, &x)| if x > best.1 { (i, x) } else { best }).0
+}
+
+impl DomQNetAgent {
+    /// A fresh agent training on `device` (an autodiff device, e.g. `Device::flex().autodiff()`).
+    pub fn new(cfg: DqnConfig, device: &Device) -> Result<Self, String> {
+        cfg.validate()?;
+        let model = {
+            let _guard = INIT_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+            device.seed(cfg.seed);
+            let model = DomQNetModel::new(&cfg, device);
+            model.visit(&mut Touch);
+            model
+        };
+        Ok(Self::assemble(cfg.clone(), Vocabs::new(cfg.tag_vocab, cfg.text_vocab, cfg.class_vocab), model))
+    }
+
+    /// An agent around an existing network (e.g. loaded from a checkpoint).
+    pub(crate) fn assemble(cfg: DqnConfig, vocabs: Vocabs, model: DomQNetModel) -> Self {
+        let mut rng = Rng::new(cfg.seed ^ 0x0a9e_17);
+        let model = model.resample_noise(&mut rng);
+        DomQNetAgent {
+            target: Some(model.valid().resample_noise(&mut rng)),
+            rng,
+            optim: optimizer(&cfg),
+            replay: PrioritizedReplay::new(cfg.replay_capacity, cfg.priority_alpha, cfg.priority_epsilon, cfg.seed),
+            actors: Vec::new(),
+            counters: Counters::default(),
+            model: Some(model),
+            vocabs,
+            cfg,
+        }
+    }
+
+    pub fn model(&self) -> &DomQNetModel {
+        self.model.as_ref().expect("model present between calls")
+    }
+
+    pub fn replay(&self) -> &PrioritizedReplay {
+        &self.replay
+    }
+
+    /// Encodes an observation (growing the vocabularies).
+    pub fn encode(&mut self, obs: &Observation) -> Encoded {
+        encode(&mut self.vocabs, obs, &self.cfg)
+    }
+
+    /// Q-values of one state. `noisy` uses the current noise sample; otherwise the means.
+    pub async fn q_values(&mut self, enc: &Encoded, noisy: bool) -> Result<QView, String> {
+        let p = pack(&[&enc.features], &self.cfg, &mut self.rng);
+        let QOut { dom, token, mode } = self.model().valid().forward(&p, noisy);
+        let (dom, token, mode) = (read(dom).await?, read(token).await?, read(mode).await?);
+        let n_leaves = enc.features.leaves.len();
+        let n_tokens = enc.features.goal.len();
+        Ok(QView {
+            leaf_refs: enc.leaf_refs.clone(),
+            dom: dom[..n_leaves].to_vec(),
+            tokens: enc.goal_tokens.clone(),
+            token: token[..n_tokens].to_vec(),
+            mode: [mode[0], mode[1]],
+            warning: enc.warning.clone(),
+        })
+    }
+
+    /// Chooses an action for `actor` in state `enc`: greedy in each head (eq. 2). With `explore`
+    /// the noisy layers draw new noise first (exploration by noisy nets, no ε), and the state and
+    /// action are kept until [`Self::observe`] reports their outcome.
+    pub async fn act(&mut self, actor: usize, enc: &Encoded, explore: bool) -> Result<Decision, String> {
+        if explore {
+            let rng = &mut self.rng;
+            self.model = self.model.take().map(|m| m.resample_noise(rng));
+        }
+        let q = self.q_values(enc, explore).await?;
+        let leaf = argmax(&q.dom);
+        let token = if q.token.is_empty() { 0 } else { argmax(&q.token) };
+        // Typing needs a goal token to type.
+        let mode = if q.mode[1] > q.mode[0] && !q.tokens.is_empty() { Mode::Type } else { Mode::Click };
+        let action = DqnAction { leaf: leaf as u16, token: token as u16, mode };
+        let target = q.leaf_refs[leaf];
+        let env_action = match mode {
+            Mode::Click => Action::Click(target),
+            Mode::Type => Action::Type(target, q.tokens[token].clone()),
+        };
+        if explore {
+            while self.actors.len() <= actor {
+                self.actors.push(Actor { nstep: NStep::new(self.cfg.n_step, self.cfg.gamma), pending: None });
+            }
+            self.actors[actor].pending = Some((Arc::new(enc.features.clone()), action));
+        }
+        Ok(Decision { action, env_action, q })
+    }
+
+    /// Reports the outcome of `actor`'s last exploring action. The reward is the page's raw
+    /// reward with failure (−1) mapped to 0, as the paper trains with 0/1 rewards.
+    pub fn observe(&mut self, actor: usize, raw_reward: f64, next: &Encoded, done: bool) {
+        let Some(a) = self.actors.get_mut(actor) else { return };
+        let Some((state, action)) = a.pending.take() else { return };
+        let reward = raw_reward.max(0.0) as f32;
+        let next = Arc::new(next.features.clone());
+        for t in a.nstep.push(state, action, reward, &next, done) {
+            self.replay.push(t);
+        }
+        self.counters.env_steps += 1;
+        self.counters.episodes += done as u64;
+    }
+
+    /// Forgets `actor`'s unfinished steps (an episode cut short by an error, say).
+    pub fn abandon_episode(&mut self, actor: usize) {
+        if let Some(a) = self.actors.get_mut(actor) {
+            a.nstep.clear();
+            a.pending = None;
+        }
+    }
+
+    pub fn ready_to_learn(&self) -> bool {
+        self.replay.len() >= self.cfg.batch_size && self.counters.env_steps >= self.cfg.learning_starts as u64
+    }
+
+    /// One double-DQN update on a prioritized batch:
+    ///   y = R + γ^k Σ_heads Q_target,i(s', argmax Q_online,i(s'))   (R counted once, eq. 9)
+    ///   loss = Huber(Σ_heads Q_online,i(s, a_i), y), weighted by importance sampling.
+    /// Returns `None` until the buffer holds a batch and the exploration steps are done.
+    pub async fn learn(&mut self) -> Result<Option<UpdateStats>, String> {
+        if !self.ready_to_learn() {
+            return Ok(None);
+        }
+        let cfg = self.cfg.clone();
+        let b = cfg.batch_size;
+        let batch = self.replay.sample(b, cfg.priority_beta);
+        let trans: Vec<Transition> = batch.indices.iter().map(|&i| self.replay.get(i).clone()).collect();
+        let device = self.model().device();
+        let plain = device.clone().without_autodiff();
+        let col_i = |v: Vec<i64>| Tensor::<2, Int>::from_data(TensorData::new(v.clone(), [v.len(), 1]), &plain);
+        let col_f = |v: Vec<f32>| Tensor::<2>::from_data(TensorData::new(v.clone(), [v.len(), 1]), &plain);
+
+        // Bootstrap values of the non-terminal next states.
+        let live: Vec<usize> = (0..b).filter(|&i| trans[i].next.is_some()).collect();
+        let mut next_value = Tensor::<2>::zeros([b, 1], &plain);
+        if !live.is_empty() {
+            let nexts: Vec<&StateFeatures> = live.iter().map(|&i| trans[i].next.as_deref().unwrap()).collect();
+            let pn = pack(&nexts, &cfg, &mut self.rng);
+            let online = self.model().valid().forward(&pn, true);
+            let target = self.target.take().expect("target").resample_noise(&mut self.rng);
+            let tq = target.forward(&pn, true);
+            self.target = Some(target);
+            let v = tq.dom.gather(1, online.dom.argmax(1))
+                + tq.token.gather(1, online.token.argmax(1))
+                + tq.mode.gather(1, online.mode.argmax(1));
+            let rows = Tensor::<1, Int>::from_data(TensorData::new(live.iter().map(|&i| i as i64).collect::<Vec<_>>(), [live.len()]), &plain);
+            next_value = next_value.select_assign(0, rows, v.without_autodiff(), IndexingUpdateOp::Add);
+        }
+        let heads = if cfg.reward_per_head { 3.0 } else { 1.0 };
+        let rewards = col_f(trans.iter().map(|t| heads * t.reward).collect());
+        let discounts = col_f(trans.iter().map(|t| if t.next.is_some() { t.discount } else { 0.0 }).collect());
+        let y = (rewards + discounts * next_value).detach();
+
+        // Online Q of the actions taken, with fresh noise, and the gradient step.
+        let model = self.model.take().expect("model").resample_noise(&mut self.rng);
+        let states: Vec<&StateFeatures> = trans.iter().map(|t| t.state.as_ref()).collect();
+        let q = model.forward(&pack(&states, &cfg, &mut self.rng), true);
+        let q_sa = q.dom.gather(1, col_i(trans.iter().map(|t| t.action.leaf as i64).collect()))
+            + q.token.gather(1, col_i(trans.iter().map(|t| t.action.token as i64).collect()))
+            + q.mode.gather(1, col_i(trans.iter().map(|t| t.action.mode as i64).collect()));
+        let td = (y.clone() - q_sa.clone()).detach();
+        let per_sample = HuberLossConfig::new(cfg.huber_delta).init().forward_no_reduction(q_sa, y);
+        let loss = (per_sample * col_f(batch.weights.clone())).mean();
+        let loss_value = loss.clone().detach();
+        let grads = GradientsParams::from_grads(loss.backward(), &model);
+        self.model = Some(self.optim.step(cfg.learning_rate, model, grads));
+
+        let td_abs: Vec<f32> = read(td.abs()).await?;
+        let loss = read(loss_value.reshape([1, 1])).await?[0];
+        self.replay.update(&batch.indices, &td_abs);
+        self.counters.updates += 1;
+        if self.counters.updates % cfg.target_sync as u64 == 0 {
+            self.target = Some(self.model().valid().resample_noise(&mut self.rng));
+        }
+        Ok(Some(UpdateStats {
+            loss,
+            mean_abs_td: td_abs.iter().sum::<f32>() / b as f32,
+            positives_in_batch: trans.iter().filter(|t| t.reward > 0.0).count() as u32,
+        }))
+    }
+}

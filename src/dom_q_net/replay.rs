@@ -1,0 +1,300 @@
+//! Prioritized replay (Schaul et al., 2016) over n-step transitions, as DOM-Q-Net uses it: a sum
+//! tree for proportional sampling with stratified segments, new transitions at the current
+//! maximum priority, and priorities (|TD| + ε)^α.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::features::StateFeatures;
+use crate::rng::Rng;
+
+/// DOM-Q-Net's factorized action: a leaf, a goal token, and the mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct DqnAction {
+    /// Index into the state's `leaves`.
+    pub leaf: u16,
+    /// Index into the state's goal tokens (ignored by the page when clicking).
+    pub token: u16,
+    pub mode: Mode,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Mode {
+    Click = 0,
+    Type = 1,
+}
+
+/// An n-step transition: R = Σ γ^i r_{t+i}, bootstrapped from `next` with `discount` = γ^k.
+#[derive(Clone, Debug)]
+pub struct Transition {
+    pub state: Arc<StateFeatures>,
+    pub action: DqnAction,
+    pub reward: f32,
+    /// `None` when the episode ended within the n steps.
+    pub next: Option<Arc<StateFeatures>>,
+    pub discount: f32,
+}
+
+/// Turns one actor's stream of steps into n-step transitions.
+#[derive(Debug)]
+pub struct NStep {
+    n: usize,
+    gamma: f64,
+    pending: VecDeque<(Arc<StateFeatures>, DqnAction, f32)>,
+}
+
+impl NStep {
+    pub fn new(n: usize, gamma: f64) -> Self {
+        NStep { n: n.max(1), gamma, pending: VecDeque::new() }
+    }
+
+    /// Records `state --action--> reward, next`; returns the transitions that became complete.
+    pub fn push(
+        &mut self,
+        state: Arc<StateFeatures>,
+        action: DqnAction,
+        reward: f32,
+        next: &Arc<StateFeatures>,
+        done: bool,
+    ) -> Vec<Transition> {
+        self.pending.push_back((state, action, reward));
+        let mut out = Vec::new();
+        if done {
+            while !self.pending.is_empty() {
+                out.push(self.emit(None));
+            }
+        } else if self.pending.len() == self.n {
+            out.push(self.emit(Some(next.clone())));
+        }
+        out
+    }
+
+    /// Drops unfinished steps (e.g. when an episode is abandoned).
+    pub fn clear(&mut self) {
+        self.pending.clear();
+    }
+
+    fn emit(&mut self, next: Option<Arc<StateFeatures>>) -> Transition {
+        let mut reward = 0.0;
+        let mut g = 1.0;
+        for (_, _, r) in &self.pending {
+            reward += g * *r as f64;
+            g *= self.gamma;
+        }
+        let (state, action, _) = self.pending.pop_front().expect("non-empty");
+        Transition { state, action, reward: reward as f32, next, discount: g as f32 }
+    }
+}
+
+/// A binary sum tree over `capacity` leaves.
+#[derive(Clone, Debug)]
+struct SumTree {
+    size: usize,
+    nodes: Vec<f64>,
+}
+
+impl SumTree {
+    fn new(capacity: usize) -> Self {
+        let size = capacity.next_power_of_two();
+        SumTree { size, nodes: vec![0.0; 2 * size] }
+    }
+    fn total(&self) -> f64 {
+        self.nodes[1]
+    }
+    fn get(&self, i: usize) -> f64 {
+        self.nodes[self.size + i]
+    }
+    fn set(&mut self, i: usize, p: f64) {
+        let mut k = self.size + i;
+        self.nodes[k] = p;
+        while k > 1 {
+            k /= 2;
+            self.nodes[k] = self.nodes[2 * k] + self.nodes[2 * k + 1];
+        }
+    }
+    /// The leaf whose cumulative range holds `mass`.
+    fn find(&self, mut mass: f64) -> usize {
+        let mut k = 1;
+        while k < self.size {
+            let left = self.nodes[2 * k];
+            if mass < left || self.nodes[2 * k + 1] <= 0.0 {
+                k *= 2;
+            } else {
+                mass -= left;
+                k = 2 * k + 1;
+            }
+        }
+        k - self.size
+    }
+}
+
+/// A sampled batch: slots in the buffer and importance-sampling weights (max-normalised).
+#[derive(Clone, Debug)]
+pub struct Batch {
+    pub indices: Vec<usize>,
+    pub weights: Vec<f32>,
+}
+
+pub struct PrioritizedReplay {
+    items: Vec<Option<Transition>>,
+    tree: SumTree,
+    next: usize,
+    len: usize,
+    alpha: f64,
+    epsilon: f64,
+    max_priority: f64,
+    positives: usize,
+    rng: Rng,
+}
+
+impl PrioritizedReplay {
+    pub fn new(capacity: usize, alpha: f64, epsilon: f64, seed: u64) -> Self {
+        PrioritizedReplay {
+            items: (0..capacity).map(|_| None).collect(),
+            tree: SumTree::new(capacity),
+            next: 0,
+            len: 0,
+            alpha,
+            epsilon,
+            max_priority: 1.0,
+            positives: 0,
+            rng: Rng::new(seed ^ 0x5eed_0f_4e91a7),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    pub fn capacity(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Fraction of stored transitions with a positive (n-step) return: how sparse the reward is.
+    pub fn positive_fraction(&self) -> f64 {
+        if self.len == 0 { 0.0 } else { self.positives as f64 / self.len as f64 }
+    }
+
+    /// Stores a transition at the highest priority seen so far, replacing the oldest when full.
+    pub fn push(&mut self, t: Transition) {
+        let slot = self.next;
+        if let Some(old) = &self.items[slot] {
+            self.positives -= (old.reward > 0.0) as usize;
+        } else {
+            self.len += 1;
+        }
+        self.positives += (t.reward > 0.0) as usize;
+        self.items[slot] = Some(t);
+        self.tree.set(slot, self.max_priority);
+        self.next = (self.next + 1) % self.items.len();
+    }
+
+    pub fn get(&self, index: usize) -> &Transition {
+        self.items[index].as_ref().expect("sampled slots hold transitions")
+    }
+
+    /// Samples `batch` transitions proportionally to priority, one from each of `batch` equal
+    /// segments of the total mass. Weights are (N·P(i))^-β / max.
+    pub fn sample(&mut self, batch: usize, beta: f64) -> Batch {
+        assert!(self.len > 0, "sampling from an empty buffer");
+        let total = self.tree.total();
+        let segment = total / batch as f64;
+        let mut indices = Vec::with_capacity(batch);
+        for b in 0..batch {
+            let mass = (b as f64 + self.rng.next_f64()) * segment;
+            let mut i = self.tree.find(mass.min(total * (1.0 - 1e-12)));
+            if self.items.get(i).is_none_or(|t| t.is_none()) {
+                i = self.tree.find(self.rng.next_f64() * total * (1.0 - 1e-12));
+            }
+            indices.push(i);
+        }
+        let weights = if beta == 0.0 {
+            vec![1.0; batch]
+        } else {
+            let n = self.len as f64;
+            let w: Vec<f64> = indices.iter().map(|&i| (n * self.tree.get(i) / total).powf(-beta)).collect();
+            let max = w.iter().cloned().fold(f64::MIN, f64::max);
+            w.iter().map(|x| (x / max) as f32).collect()
+        };
+        Batch { indices, weights }
+    }
+
+    /// Sets new priorities from the absolute TD errors of a sampled batch.
+    pub fn update(&mut self, indices: &[usize], td_abs: &[f32]) {
+        for (&i, &td) in indices.iter().zip(td_abs) {
+            let p = (td.abs() as f64 + self.epsilon).powf(self.alpha);
+            self.max_priority = self.max_priority.max(p);
+            self.tree.set(i, p);
+        }
+    }
+
+    pub fn priority(&self, index: usize) -> f64 {
+        self.tree.get(index)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn st(k: u16) -> Arc<StateFeatures> {
+        Arc::new(StateFeatures { tags: vec![k], ..Default::default() })
+    }
+    const A: DqnAction = DqnAction { leaf: 0, token: 0, mode: Mode::Click };
+
+    #[test]
+    fn n_step_returns_and_terminal_flush() {
+        let mut ns = NStep::new(3, 0.5);
+        assert!(ns.push(st(0), A, 1.0, &st(1), false).is_empty());
+        assert!(ns.push(st(1), A, 0.0, &st(2), false).is_empty());
+        let t = ns.push(st(2), A, 4.0, &st(3), false);
+        assert_eq!(t.len(), 1);
+        assert_eq!(t[0].reward, 1.0 + 0.0 + 0.25 * 4.0);
+        assert_eq!(t[0].discount, 0.125);
+        assert_eq!(t[0].state.tags, [0]);
+        assert_eq!(t[0].next.as_ref().unwrap().tags, [3]);
+        let t = ns.push(st(3), A, 2.0, &st(4), true);
+        assert_eq!(t.len(), 3, "the end flushes every pending step");
+        assert_eq!(t[0].reward, 0.0 + 0.5 * 4.0 + 0.25 * 2.0);
+        assert_eq!(t[2].reward, 2.0);
+        assert!(t.iter().all(|x| x.next.is_none()));
+    }
+
+    #[test]
+    fn sampling_follows_priorities() {
+        let mut r = PrioritizedReplay::new(4, 1.0, 0.0, 3);
+        for k in 0..4 {
+            r.push(Transition { state: st(k), action: A, reward: k as f32, next: None, discount: 1.0 });
+        }
+        assert_eq!(r.positive_fraction(), 0.75);
+        r.update(&[0, 1, 2, 3], &[1.0, 1.0, 1.0, 7.0]);
+        let mut hits = [0usize; 4];
+        for _ in 0..500 {
+            for i in r.sample(10, 0.0).indices {
+                hits[i] += 1;
+            }
+        }
+        let frac3 = hits[3] as f64 / 5000.0;
+        assert!((frac3 - 0.7).abs() < 0.03, "slot 3 holds 70% of the mass, sampled {frac3}");
+        let b = r.sample(4, 1.0);
+        let max = b.weights.iter().cloned().fold(0.0, f32::max);
+        assert_eq!(max, 1.0);
+    }
+
+    #[test]
+    fn ring_replaces_the_oldest_and_new_items_get_max_priority() {
+        let mut r = PrioritizedReplay::new(2, 0.5, 0.0, 1);
+        r.push(Transition { state: st(0), action: A, reward: 1.0, next: None, discount: 1.0 });
+        r.update(&[0], &[16.0]);
+        r.push(Transition { state: st(1), action: A, reward: 0.0, next: None, discount: 1.0 });
+        assert_eq!(r.priority(1), 4.0, "max priority so far");
+        r.push(Transition { state: st(2), action: A, reward: 0.0, next: None, discount: 1.0 });
+        assert_eq!(r.len(), 2);
+        assert_eq!(r.get(0).state.tags, [2]);
+        assert_eq!(r.positive_fraction(), 0.0);
+    }
+}

@@ -1,0 +1,203 @@
+//! Training DOM-Q-Net (Algorithm 1 of the paper): one network and one shared replay buffer over
+//! one or more tasks. Each round visits the tasks in turn; for each: act with noisy exploration,
+//! step that task's environment, store the transition, and make one update.
+//!
+//! Generic over [`Environment`]: the same loop drives the page-graph simulator in native tests
+//! and live task pages in the browser.
+
+use serde::{Deserialize, Serialize};
+
+use super::agent::{Decision, DomQNetAgent, UpdateStats};
+use super::features::Encoded;
+use crate::env::{EnvError, Environment, Step, TaskSpec};
+use crate::runner::{EpisodeResult, RunStats};
+
+/// A task counts as solved once the success rate over its last 100 episodes reaches 90%.
+pub const SOLVE_RATE: f64 = 0.9;
+
+/// Progress of one task during training.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct TaskProgress {
+    pub task: String,
+    pub stats: RunStats,
+    /// Environment steps taken on this task.
+    pub frames: u64,
+    /// Frames of this task when it was first solved.
+    pub solved_at_frames: Option<u64>,
+    /// All frames (every task's) when this task was first solved.
+    pub solved_at_total: Option<u64>,
+}
+
+/// Something that happened during training, for charts and logs.
+pub enum TrainEvent<'a> {
+    Step { task: usize, decision: &'a Decision, step: &'a Step },
+    Episode { task: usize, result: &'a EpisodeResult, progress: &'a TaskProgress },
+    Update { stats: &'a UpdateStats },
+    /// The page was larger than the model's caps (once per episode at most).
+    Warning { task: usize, message: &'a str },
+}
+
+/// What the loop may ask between steps: keep going, or stop now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Control {
+    Continue,
+    Stop,
+}
+
+struct Running {
+    state: Encoded,
+    steps: u32,
+    seed: u32,
+}
+
+/// Seed of the `episode`-th episode of task `task`: distinct per task, reproducible.
+pub fn episode_seed(base: u32, task: usize, episode: u64) -> u32 {
+    base.wrapping_add((task as u32).wrapping_mul(1_000_003)).wrapping_add(episode as u32)
+}
+
+/// Trains `agent` on `tasks` (one environment each) until `total_frames` environment steps have
+/// been taken over all tasks, or `on_event` says stop. Returns each task's progress.
+pub async fn train<E: Environment>(
+    agent: &mut DomQNetAgent,
+    envs: &mut [E],
+    tasks: &[TaskSpec],
+    total_frames: u64,
+    seed: u32,
+    mut on_event: impl FnMut(TrainEvent) -> Control,
+) -> Result<Vec<TaskProgress>, EnvError> {
+    assert_eq!(envs.len(), tasks.len(), "one environment per task");
+    let mut progress: Vec<TaskProgress> =
+        tasks.iter().map(|t| TaskProgress { task: t.name().to_string(), ..Default::default() }).collect();
+    let mut running: Vec<Option<Running>> = tasks.iter().map(|_| None).collect();
+    let mut episodes = vec![0u64; tasks.len()];
+    let max_steps = agent.cfg.max_episode_steps;
+    let failed = |e: String| EnvError::Browser(format!("agent: {e}"));
+
+    'outer: loop {
+        for k in 0..tasks.len() {
+            if agent.counters.env_steps >= total_frames {
+                break 'outer;
+            }
+            // Start an episode if the task has none running.
+            let run = match running[k].take() {
+                Some(r) => r,
+                None => {
+                    let seed = episode_seed(seed, k, episodes[k]);
+                    episodes[k] += 1;
+                    let obs = envs[k].reset(&tasks[k], seed).await?;
+                    let state = agent.encode(&obs);
+                    if let Some(w) = &state.warning {
+                        if on_event(TrainEvent::Warning { task: k, message: w }) == Control::Stop {
+                            break 'outer;
+                        }
+                    }
+                    Running { state, steps: 0, seed }
+                }
+            };
+
+            // Act, step the page, store the transition.
+            let decision = agent.act(k, &run.state, true).await.map_err(failed)?;
+            let step = match envs[k].step(&decision.env_action).await {
+                Ok(step) => step,
+                // An action that does not fit its target (e.g. a bad option) changes nothing.
+                Err(EnvError::BadTarget { .. }) => Step {
+                    observation: Default::default(),
+                    reward: 0.0,
+                    raw_reward: 0.0,
+                    done: false,
+                    reason: None,
+                },
+                Err(e) => {
+                    agent.abandon_episode(k);
+                    return Err(e);
+                }
+            };
+            let next = if step.observation.dom.nodes.is_empty() { run.state.clone() } else { agent.encode(&step.observation) };
+            let steps = run.steps + 1;
+            let cut = !step.done && steps >= max_steps;
+            agent.observe(k, step.raw_reward, &next, step.done || cut);
+            progress[k].frames += 1;
+            let mut control = on_event(TrainEvent::Step { task: k, decision: &decision, step: &step });
+
+            if step.done || cut {
+                let result = EpisodeResult {
+                    seed: run.seed,
+                    steps,
+                    reward: if cut { -1.0 } else { step.reward },
+                    raw_reward: if cut { -1.0 } else { step.raw_reward },
+                    reason: if cut { Some(crate::env::STEP_LIMIT_REASON.into()) } else { step.reason.clone() },
+                };
+                let p = &mut progress[k];
+                p.stats.record(&result);
+                if p.solved_at_frames.is_none()
+                    && p.stats.episodes >= RunStats::WINDOW as u64
+                    && p.stats.success_rate_100 >= SOLVE_RATE
+                {
+                    p.solved_at_frames = Some(p.frames);
+                    p.solved_at_total = Some(agent.counters.env_steps);
+                }
+                if on_event(TrainEvent::Episode { task: k, result: &result, progress: p }) == Control::Stop {
+                    control = Control::Stop;
+                }
+            } else {
+                running[k] = Some(Running { state: next, steps, seed: run.seed });
+            }
+
+            // One update per environment step (Table 1).
+            for _ in 0..agent.cfg.updates_per_step {
+                if let Some(stats) = agent.learn().await.map_err(failed)? {
+                    if on_event(TrainEvent::Update { stats: &stats }) == Control::Stop {
+                        control = Control::Stop;
+                    }
+                }
+            }
+            if control == Control::Stop {
+                break 'outer;
+            }
+        }
+    }
+    Ok(progress)
+}
+
+/// Greedy evaluation (noise off): success rate of `episodes` episodes from seed `seed` on.
+pub async fn evaluate<E: Environment>(
+    agent: &mut DomQNetAgent,
+    env: &mut E,
+    task: &TaskSpec,
+    episodes: u32,
+    seed: u32,
+) -> Result<RunStats, EnvError> {
+    let mut stats = RunStats::default();
+    for e in 0..episodes {
+        let ep_seed = seed.wrapping_add(e);
+        let mut obs = env.reset(task, ep_seed).await?;
+        let mut steps = 0;
+        let result = loop {
+            let enc = agent.encode(&obs);
+            let d = agent.act(usize::MAX, &enc, false).await.map_err(|e| EnvError::Browser(e))?;
+            let step = match env.step(&d.env_action).await {
+                Err(EnvError::BadTarget { .. }) => None,
+                other => Some(other?),
+            };
+            steps += 1;
+            match step {
+                Some(s) if s.done => {
+                    break EpisodeResult { seed: ep_seed, steps, reward: s.reward, raw_reward: s.raw_reward, reason: s.reason };
+                }
+                Some(s) => obs = s.observation,
+                None => {}
+            }
+            if steps >= agent.cfg.max_episode_steps {
+                break EpisodeResult {
+                    seed: ep_seed,
+                    steps,
+                    reward: -1.0,
+                    raw_reward: -1.0,
+                    reason: Some(crate::env::STEP_LIMIT_REASON.into()),
+                };
+            }
+        };
+        stats.record(&result);
+    }
+    Ok(stats)
+}

@@ -1,0 +1,76 @@
+//! What an agent can do to the page.
+
+use serde::{Deserialize, Serialize};
+
+use super::observation::{DomGraph, NodeRef};
+
+/// One action on the task page. Targets are refs from the current observation.
+///
+/// Serialised compactly (`{"click":5}`, `{"type":[7,"Cheree"]}`) because action logs travel in
+/// share links and demonstration files.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// Press and release on the element, then click it (focus moves to it if focusable). A text
+    /// pseudo-node is clicked through its parent element, as a real click on text would be.
+    Click(NodeRef),
+    /// Focus the element, put the caret at the end, and insert the text so that `input` fires.
+    /// Text is appended to what the field holds.
+    Type(NodeRef, String),
+    /// Choose the option of a `<select>` whose text (or value) matches, then fire `change`.
+    Select(NodeRef, String),
+}
+
+impl Action {
+    pub fn target(&self) -> NodeRef {
+        match self {
+            Action::Click(r) | Action::Type(r, _) | Action::Select(r, _) => *r,
+        }
+    }
+
+    /// A one-line description for step lists and logs, e.g. `type "Cheree" into INPUT_text #4`.
+    pub fn describe(&self, dom: Option<&DomGraph>) -> String {
+        let what = |r: NodeRef| match dom.and_then(|d| d.get(r)) {
+            Some(n) if !n.text.is_empty() => format!("{} \"{}\" #{r}", n.tag, clip(&n.text, 24)),
+            Some(n) => format!("{} #{r}", n.tag),
+            None => format!("#{r}"),
+        };
+        match self {
+            Action::Click(r) => format!("click {}", what(*r)),
+            Action::Type(r, t) => format!("type \"{}\" into {}", clip(t, 24), what(*r)),
+            Action::Select(r, o) => format!("select \"{}\" in {}", clip(o, 24), what(*r)),
+        }
+    }
+}
+
+fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        format!("{}…", s.chars().take(n).collect::<String>())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compact_json_round_trip() {
+        let acts = vec![
+            Action::Click(5),
+            Action::Type(7, "Cheree".into()),
+            Action::Select(9, "Option B".into()),
+        ];
+        let json = serde_json::to_string(&acts).unwrap();
+        assert_eq!(json, r#"[{"click":5},{"type":[7,"Cheree"]},{"select":[9,"Option B"]}]"#);
+        let back: Vec<Action> = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, acts);
+    }
+
+    #[test]
+    fn malformed_action_is_rejected() {
+        assert!(serde_json::from_str::<Action>(r#"{"click":"five"}"#).is_err());
+        assert!(serde_json::from_str::<Action>(r#"{"drag":[1,2]}"#).is_err());
+    }
+}

@@ -1,0 +1,84 @@
+//! The environment API: `reset(task, seed) -> Observation` and `step(action) -> Step`.
+//!
+//! This module is the pure core (no web-sys): the types every environment shares, and the
+//! [`Environment`] trait. The browser edge (`crate::web`) implements it on a live task page in an
+//! iframe; tests and trainers can implement it on anything else (e.g. a page-graph simulator).
+//!
+//! Both calls are `async` because a real page loads, settles and becomes ready asynchronously.
+//! Native implementations simply return ready futures.
+
+pub mod action;
+pub mod episode;
+pub mod error;
+pub mod instruction;
+pub mod observation;
+pub mod task;
+
+use serde::{Deserialize, Serialize};
+
+pub use action::Action;
+pub use episode::{EpisodeGuard, STEP_LIMIT_REASON};
+pub use error::EnvError;
+pub use instruction::{Field, Instruction, goal_tokens};
+pub use observation::{DomGraph, DomNode, NodeRef, NodeValue, Observation, Rect, TEXT_TAG};
+pub use task::{Difficulty, TaskInfo, TaskSpec, builtin_task, builtin_tasks};
+
+/// The result of one action.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Step {
+    pub observation: Observation,
+    /// The page's reward (`WOB_REWARD_GLOBAL`), decayed with episode time on success.
+    pub reward: f64,
+    /// The undecayed reward (`WOB_RAW_REWARD_GLOBAL`): the learning signal.
+    pub raw_reward: f64,
+    pub done: bool,
+    /// Why the episode ended, when the page (or the lab) gave a reason.
+    pub reason: Option<String>,
+}
+
+/// A task environment. Implementations keep the guarantees documented on [`Action`] and
+/// [`Observation`]: refs are stable within an episode, and an action after the episode ended is
+/// refused with [`EnvError::EpisodeDone`] without reaching the page.
+#[allow(async_fn_in_trait)]
+pub trait Environment {
+    /// Starts a new episode of `task` with `seed`; the same seed gives the same instruction and
+    /// the same page.
+    async fn reset(&mut self, task: &TaskSpec, seed: u32) -> Result<Observation, EnvError>;
+    /// Performs one action in the running episode.
+    async fn step(&mut self, action: &Action) -> Result<Step, EnvError>;
+}
+
+/// Settings of an environment, with defaults that suit the lab's own tasks.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct EnvConfig {
+    /// End the episode (raw reward -1, reason "step limit") after this many actions.
+    pub max_steps: Option<u32>,
+    /// Passed to `core.setDataMode` before each episode (`train` or `test`).
+    pub data_mode: String,
+    /// Wait this long after each action before observing, for pages that animate.
+    pub settle_ms: u32,
+    /// How long a page may take to load.
+    pub load_timeout_ms: u32,
+    /// How long `WOB_TASK_READY` may stay false after an episode starts.
+    pub ready_timeout_ms: u32,
+    /// Stop the page's time limit from counting between actions, so that an agent's thinking
+    /// time is not punished (pages without `core.holdClock` get a long limit instead).
+    pub hold_clock: bool,
+    /// Most nodes an observation keeps; the rest are cut and counted in `DomGraph::truncated`.
+    pub max_nodes: usize,
+}
+
+impl Default for EnvConfig {
+    fn default() -> Self {
+        EnvConfig {
+            max_steps: None,
+            data_mode: "train".into(),
+            settle_ms: 0,
+            load_timeout_ms: 10_000,
+            ready_timeout_ms: 2_000,
+            hold_clock: false,
+            max_nodes: 1_000,
+        }
+    }
+}

@@ -1,0 +1,199 @@
+//! Performs actions on the live page with real DOM events.
+//!
+//! What works on real pages (see miniwob-contract.md §4): only the `click` event matters to task
+//! handlers, synthetic key events do not insert text (`execCommand('insertText')` does, and fires
+//! `input`), and `<select>` needs its value set plus a `change` event. Clicks still send the full
+//! pointer/mouse sequence so pages that listen to `mousedown` behave as under a person's hand.
+
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{
+    Document, Element, EventInit, HtmlDocument, HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement,
+    MouseEvent, MouseEventInit, Node, PointerEvent, PointerEventInit, Window,
+};
+
+use super::reader::DomReader;
+use super::util::{as_html, as_html_tag, js_message};
+use super::util;
+use crate::env::{Action, EnvError};
+
+pub fn perform(action: &Action, reader: &DomReader, win: &Window, doc: &Document) -> Result<(), EnvError> {
+    let node = reader.node(action.target()).ok_or(EnvError::UnknownRef(action.target()))?;
+    match action {
+        Action::Click(_) => click(&element_of(node), win, doc),
+        Action::Type(_, text) => type_text(target_element(node, "type into", action)?, text, doc),
+        Action::Select(_, option) => select(target_element(node, "select in", action)?, option, action),
+    }
+}
+
+/// The element a click lands on: text pseudo-nodes are clicked through their parent.
+fn element_of(node: &Node) -> Element {
+    match util::as_element(node) {
+        Some(el) => el.clone(),
+        None => node.parent_element().expect("text nodes in the graph have a parent element"),
+    }
+}
+
+fn target_element<'a>(node: &'a Node, verb: &str, action: &Action) -> Result<&'a Element, EnvError> {
+    util::as_element(node).ok_or_else(|| EnvError::BadTarget {
+        action: format!("{verb} #{}", action.target()),
+        detail: "it is a text node, not an element".into(),
+    })
+}
+
+fn browser(e: JsValue) -> EnvError {
+    EnvError::Browser(js_message(&e))
+}
+
+fn click(el: &Element, win: &Window, doc: &Document) -> Result<(), EnvError> {
+    let r = el.get_bounding_client_rect();
+    let (x, y) = (r.left() + r.width() / 2.0, r.top() + r.height() / 2.0);
+    let pointer = |kind: &str, buttons: u16| -> Result<(), EnvError> {
+        let init = PointerEventInit::new();
+        init.set_bubbles(true);
+        init.set_cancelable(true);
+        init.set_composed(true);
+        init.set_client_x(x as i32);
+        init.set_client_y(y as i32);
+        init.set_buttons(buttons);
+        init.set_pointer_type("mouse");
+        init.set_is_primary(true);
+        init.set_view(Some(win));
+        let ev = PointerEvent::new_with_event_init_dict(kind, &init).map_err(browser)?;
+        el.dispatch_event(&ev).map(|_| ()).map_err(browser)
+    };
+    let mouse = |kind: &str, buttons: u16| -> Result<bool, EnvError> {
+        let init = MouseEventInit::new();
+        init.set_bubbles(true);
+        init.set_cancelable(true);
+        init.set_composed(true);
+        init.set_client_x(x as i32);
+        init.set_client_y(y as i32);
+        init.set_buttons(buttons);
+        init.set_detail(1);
+        init.set_view(Some(win));
+        let ev = MouseEvent::new_with_mouse_event_init_dict(kind, &init).map_err(browser)?;
+        el.dispatch_event(&ev).map_err(browser)
+    };
+    pointer("pointerdown", 1)?;
+    let proceed = mouse("mousedown", 1)?;
+    if proceed {
+        // As a real press does: focus moves to the element, or away from everything.
+        focus_or_blur(el, doc);
+    }
+    pointer("pointerup", 0)?;
+    mouse("mouseup", 0)?;
+    match as_html(el) {
+        // click() runs activation behaviour too: checkboxes toggle, labels forward, links follow.
+        Some(h) if el.is_connected() => h.click(),
+        // SVG and other non-HTML elements get a plain click event.
+        _ if el.is_connected() => {
+            mouse("click", 0)?;
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+fn focus_or_blur(el: &Element, doc: &Document) {
+    // A press focuses the nearest focusable element at or above the target; with none, focus
+    // leaves whatever had it. focus() is a no-op on elements that cannot take focus, so try each.
+    let mut cur = Some(el.clone());
+    while let Some(e) = cur {
+        if e.tag_name() == "BODY" {
+            break;
+        }
+        if let Some(h) = as_html(&e) {
+            let _ = h.focus();
+            if doc.active_element().is_some_and(|a| a == e) {
+                return;
+            }
+        }
+        cur = e.parent_element();
+    }
+    if let Some(active) = doc.active_element() {
+        if let Some(h) = as_html(&active) {
+            let _ = h.blur();
+        }
+    }
+}
+
+fn type_text(el: &Element, text: &str, doc: &Document) -> Result<(), EnvError> {
+    let h: &HtmlElement = as_html(el).ok_or_else(|| EnvError::BadTarget {
+        action: format!("type into {}", el.tag_name()),
+        detail: "it is not an HTML element".into(),
+    })?;
+    h.focus().map_err(browser)?;
+    // Put the caret at the end so typed text appends (types such as email/number refuse ranges).
+    let before = if let Some(i) = as_html_tag::<HtmlInputElement>(el, "INPUT") {
+        let n = i.value().encode_utf16().count() as u32;
+        let _ = i.set_selection_range(n, n);
+        Some(i.value())
+    } else if let Some(t) = as_html_tag::<HtmlTextAreaElement>(el, "TEXTAREA") {
+        let n = t.value().encode_utf16().count() as u32;
+        let _ = t.set_selection_range(n, n);
+        Some(t.value())
+    } else {
+        None
+    };
+    let html_doc: &HtmlDocument = doc.unchecked_ref();
+    let inserted = html_doc.exec_command_with_show_ui_and_value("insertText", false, text).unwrap_or(false);
+    // Fallback for fields execCommand cannot edit (it returns false, or leaves the value as it was).
+    if let Some(before) = before {
+        let now = current_value(el).unwrap_or_default();
+        if (!inserted || now == before) && !text.is_empty() {
+            set_value(el, &format!("{before}{text}"));
+            let init = web_sys::InputEventInit::new();
+            init.set_bubbles(true);
+            init.set_input_type("insertText");
+            init.set_data(Some(text));
+            let ev = web_sys::InputEvent::new_with_event_init_dict("input", &init).map_err(browser)?;
+            el.dispatch_event(&ev).map_err(browser)?;
+        }
+    }
+    Ok(())
+}
+
+fn current_value(el: &Element) -> Option<String> {
+    as_html_tag::<HtmlInputElement>(el, "INPUT")
+        .map(|i| i.value())
+        .or_else(|| as_html_tag::<HtmlTextAreaElement>(el, "TEXTAREA").map(|t| t.value()))
+}
+
+fn set_value(el: &Element, v: &str) {
+    if let Some(i) = as_html_tag::<HtmlInputElement>(el, "INPUT") {
+        i.set_value(v);
+    } else if let Some(t) = as_html_tag::<HtmlTextAreaElement>(el, "TEXTAREA") {
+        t.set_value(v);
+    }
+}
+
+fn select(el: &Element, option: &str, action: &Action) -> Result<(), EnvError> {
+    let sel: &HtmlSelectElement = as_html_tag(el, "SELECT").ok_or_else(|| EnvError::BadTarget {
+        action: format!("select \"{option}\" in #{}", action.target()),
+        detail: format!("it is a {}, not a <select>", el.tag_name()),
+    })?;
+    let opts = sel.options();
+    let wanted = option.split_whitespace().collect::<Vec<_>>().join(" ");
+    let index = (0..opts.length()).find(|&i| {
+        opts.item(i).is_some_and(|o| {
+            let text = o.text_content().unwrap_or_default();
+            text.split_whitespace().collect::<Vec<_>>().join(" ") == wanted
+                || o.get_attribute("value").as_deref() == Some(option)
+        })
+    });
+    let Some(index) = index else {
+        return Err(EnvError::BadTarget {
+            action: format!("select \"{option}\" in #{}", action.target()),
+            detail: "the list has no such option".into(),
+        });
+    };
+    let _ = sel.focus();
+    sel.set_selected_index(index as i32);
+    for kind in ["input", "change"] {
+        let init = EventInit::new();
+        init.set_bubbles(true);
+        let ev = web_sys::Event::new_with_event_init_dict(kind, &init).map_err(browser)?;
+        sel.dispatch_event(&ev).map_err(browser)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,142 @@
+//! [`IframeEnv`]: the [`Environment`] on a live task page in a same-origin iframe.
+
+use web_sys::HtmlIFrameElement;
+
+use super::actuator;
+use super::frame::TaskFrame;
+use super::reader::DomReader;
+use super::util::sleep;
+use crate::env::{
+    Action, EnvConfig, EnvError, Environment, EpisodeGuard, Field, Instruction, Observation, STEP_LIMIT_REASON, Step,
+    TaskSpec,
+};
+
+pub struct IframeEnv {
+    frame: TaskFrame,
+    reader: DomReader,
+    guard: EpisodeGuard,
+    cfg: EnvConfig,
+    task: Option<TaskSpec>,
+    /// The instruction is fixed within an episode; read it once at reset.
+    instruction: Instruction,
+}
+
+impl IframeEnv {
+    pub fn new(iframe: HtmlIFrameElement, cfg: EnvConfig) -> Self {
+        IframeEnv {
+            frame: TaskFrame::new(iframe),
+            reader: DomReader::default(),
+            guard: EpisodeGuard::new(cfg.max_steps),
+            cfg,
+            task: None,
+            instruction: Instruction::default(),
+        }
+    }
+
+    pub fn config(&self) -> &EnvConfig {
+        &self.cfg
+    }
+
+    pub fn set_config(&mut self, cfg: EnvConfig) {
+        self.guard.set_max_steps(cfg.max_steps);
+        self.cfg = cfg;
+    }
+
+    pub fn task(&self) -> Option<&TaskSpec> {
+        self.task.as_ref()
+    }
+
+    pub fn iframe(&self) -> &HtmlIFrameElement {
+        &self.frame.iframe
+    }
+
+    pub fn steps(&self) -> u32 {
+        self.guard.steps()
+    }
+
+    /// A fresh observation of the running episode (e.g. after a person acted on the page).
+    pub fn observe(&mut self) -> Result<Observation, EnvError> {
+        let page = self.frame.page.as_ref().ok_or(EnvError::NoEpisode)?;
+        let dom = self.reader.read(&page.document, page.epoch, self.cfg.max_nodes);
+        Ok(Observation { instruction: self.instruction.clone(), dom, page: 0 })
+    }
+
+    fn page_gone(&mut self) -> Option<EnvError> {
+        let page = self.frame.page.as_ref()?;
+        if self.frame.still_showing(page) {
+            return None;
+        }
+        let url = self.frame.current_url();
+        self.frame.page = None;
+        self.guard.finish();
+        Some(EnvError::NavigatedAway { url })
+    }
+}
+
+impl Environment for IframeEnv {
+    async fn reset(&mut self, task: &TaskSpec, seed: u32) -> Result<Observation, EnvError> {
+        self.guard.finish();
+        self.frame.ensure_loaded(task, &self.cfg).await?;
+        let page = self.frame.page.as_mut().expect("loaded");
+        page.start_episode(task.name(), seed, &self.cfg).await?;
+        let (utterance, fields) = page.instruction();
+        self.instruction =
+            Instruction::new(&utterance, fields.into_iter().map(|(key, value)| Field { key, value }).collect());
+        self.task = Some(task.clone());
+        self.reader.begin_episode();
+        self.guard.begin();
+        self.observe()
+    }
+
+    async fn step(&mut self, action: &Action) -> Result<Step, EnvError> {
+        self.guard.admit()?;
+        if let Some(err) = self.page_gone() {
+            return Err(err);
+        }
+        let page = self.frame.page.as_ref().ok_or(EnvError::NoEpisode)?;
+        let before = page.outcome();
+        if before.done {
+            // The page ended the episode between steps (its time limit): report that end
+            // without sending the action.
+            self.guard.finish();
+            let observation = self.observe()?;
+            return Ok(Step {
+                observation,
+                reward: before.reward,
+                raw_reward: before.raw_reward,
+                done: true,
+                reason: before.reason,
+            });
+        }
+        page.hold_clock(false);
+        let acted = actuator::perform(action, &self.reader, &page.window, &page.document);
+        if self.cfg.settle_ms > 0 {
+            sleep(self.cfg.settle_ms).await;
+        }
+        if let Some(err) = self.page_gone() {
+            return Err(err);
+        }
+        let page = self.frame.page.as_ref().ok_or(EnvError::NoEpisode)?;
+        if let Err(e) = acted {
+            if self.cfg.hold_clock {
+                page.hold_clock(true);
+            }
+            return Err(e);
+        }
+        let mut outcome = page.outcome();
+        if self.guard.record(outcome.done) {
+            page.end_episode(-1.0, STEP_LIMIT_REASON);
+            outcome = page.outcome();
+        } else if !outcome.done && self.cfg.hold_clock {
+            page.hold_clock(true);
+        }
+        let observation = self.observe()?;
+        Ok(Step {
+            observation,
+            reward: outcome.reward,
+            raw_reward: outcome.raw_reward,
+            done: outcome.done,
+            reason: outcome.reason,
+        })
+    }
+}

@@ -1,0 +1,259 @@
+//! The task iframe: loading a page (with the checks that give clear errors), and the MiniWoB page
+//! contract for episode control and reward.
+
+use wasm_bindgen::{JsCast, JsValue, closure::Closure};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{Document, HtmlIFrameElement, Window};
+
+use super::util::{as_object, call, get, is_function, js_message, set, sleep, wait_event, window};
+use crate::env::{EnvConfig, EnvError, TaskSpec};
+
+/// Expando set on a clicked node: the episode epoch in which it was clicked.
+pub const TAMPER_KEY: &str = "__weblabTampered";
+
+/// The page currently loaded in the iframe.
+pub struct LoadedPage {
+    /// What was loaded (URL, or a digest of inline HTML), to skip reloading the same page.
+    pub key: String,
+    pub url: String,
+    pub window: Window,
+    pub document: Document,
+    /// Whether the page offers `core.holdClock` (the lab's own core does).
+    pub can_hold_clock: bool,
+    /// Counter bumped at every episode start; tamper marks carry it.
+    pub epoch: u32,
+    _tamper_listener: Closure<dyn FnMut(web_sys::Event)>,
+}
+
+/// The reward globals of the contract, read after each action.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PageOutcome {
+    pub done: bool,
+    pub reward: f64,
+    pub raw_reward: f64,
+    pub reason: Option<String>,
+}
+
+pub struct TaskFrame {
+    pub iframe: HtmlIFrameElement,
+    pub page: Option<LoadedPage>,
+}
+
+impl TaskFrame {
+    pub fn new(iframe: HtmlIFrameElement) -> Self {
+        TaskFrame { iframe, page: None }
+    }
+
+    /// Loads the page of `spec` unless it is already loaded.
+    pub async fn ensure_loaded(&mut self, spec: &TaskSpec, cfg: &EnvConfig) -> Result<&LoadedPage, EnvError> {
+        let (key, url) = match spec {
+            TaskSpec::Inline { name, html } => (format!("inline:{name}:{:016x}", digest(html)), format!("inline:{name}")),
+            _ => {
+                let url = resolve_same_origin(&spec.page_url().unwrap_or_default())?;
+                (url.clone(), url)
+            }
+        };
+        let current = self.page.as_ref().is_some_and(|p| p.key == key && self.still_showing(p));
+        if !current {
+            self.page = None;
+            self.load(spec, key, url, cfg).await?;
+        }
+        Ok(self.page.as_ref().expect("page loaded"))
+    }
+
+    /// False when the iframe no longer shows the document we loaded (it navigated away).
+    pub fn still_showing(&self, page: &LoadedPage) -> bool {
+        self.iframe.content_document().is_some_and(|d| JsValue::from(d) == JsValue::from(page.document.clone()))
+    }
+
+    pub fn current_url(&self) -> String {
+        self.iframe
+            .content_window()
+            .and_then(|w| w.location().href().ok())
+            .unwrap_or_else(|| "(another origin)".into())
+    }
+
+    async fn load(&mut self, spec: &TaskSpec, key: String, url: String, cfg: &EnvConfig) -> Result<(), EnvError> {
+        if let TaskSpec::Inline { html, .. } = spec {
+            self.iframe.set_srcdoc(html);
+            self.iframe.remove_attribute("src").ok();
+        } else {
+            check_fetchable(&url).await?;
+            self.iframe.remove_attribute("srcdoc").ok();
+            self.iframe.set_src(&url);
+        }
+        if !wait_event(self.iframe.as_ref(), "load", cfg.load_timeout_ms).await {
+            return Err(EnvError::LoadTimeout { url, ms: cfg.load_timeout_ms });
+        }
+        let (Some(win), Some(doc)) = (self.iframe.content_window(), self.iframe.content_document()) else {
+            return Err(EnvError::CrossOrigin { url, origin: "a different origin after loading".into() });
+        };
+        let core = get(&win, "core");
+        for (obj, name, label) in [
+            (&core, "startEpisodeReal", "core.startEpisodeReal()"),
+            (&core, "endEpisode", "core.endEpisode()"),
+            (&core, "getUtterance", "core.getUtterance()"),
+        ] {
+            if !is_function(obj, name) {
+                return Err(EnvError::NotATaskPage { url, missing: label.into() });
+            }
+        }
+        if !is_function(&win, "genProblem") {
+            return Err(EnvError::NotATaskPage {
+                url,
+                missing: "genProblem() (did its script fail to load?)".into(),
+            });
+        }
+        if !is_function(&get(&win, "Math"), "seedrandom") {
+            return Err(EnvError::NotATaskPage { url, missing: "Math.seedrandom()".into() });
+        }
+        // Our own tamper marks, so `tampered` works on any page (clicks of any origin count).
+        let listener = Closure::<dyn FnMut(web_sys::Event)>::new({
+            let doc = doc.clone();
+            move |ev: web_sys::Event| {
+                if let Some(t) = ev.target() {
+                    set(&t, TAMPER_KEY, &get(&doc, "__weblabEpoch"));
+                }
+            }
+        });
+        doc.add_event_listener_with_callback_and_bool("click", listener.as_ref().unchecked_ref(), true)
+            .map_err(|e| EnvError::Browser(js_message(&e)))?;
+        let can_hold_clock = is_function(&core, "holdClock");
+        self.page = Some(LoadedPage {
+            key,
+            url,
+            window: win,
+            document: doc,
+            can_hold_clock,
+            epoch: 0,
+            _tamper_listener: listener,
+        });
+        Ok(())
+    }
+}
+
+impl LoadedPage {
+    fn core(&self) -> JsValue {
+        get(&self.window, "core")
+    }
+
+    /// Starts a new episode with `seed` and waits until the page says it is ready.
+    pub async fn start_episode(&mut self, task: &str, seed: u32, cfg: &EnvConfig) -> Result<(), EnvError> {
+        let core = self.core();
+        let threw = |e: JsValue| EnvError::PageThrew { task: task.to_string(), message: js_message(&e) };
+        // End whatever runs (a no-op when nothing does), so no stale timer fires into the new one.
+        call(&core, "endEpisode", &[JsValue::from(0), JsValue::FALSE, JsValue::from_str("reset")]).map_err(threw)?;
+        call(&get(&self.window, "Math"), "seedrandom", &[JsValue::from(seed)]).map_err(threw)?;
+        if is_function(&core, "setDataMode") {
+            call(&core, "setDataMode", &[JsValue::from_str(&cfg.data_mode)]).map_err(threw)?;
+        }
+        if cfg.hold_clock && !self.can_hold_clock {
+            // A foreign page cannot pause its clock: give it an hour so think time cannot time it out.
+            set(&core, "EPISODE_MAX_TIME", &JsValue::from(3_600_000));
+        }
+        self.epoch += 1;
+        set(&self.document, "__weblabEpoch", &JsValue::from(self.epoch));
+        call(&core, "startEpisodeReal", &[]).map_err(threw)?;
+        let t0 = super::util::now_ms();
+        while !get(&self.window, "WOB_TASK_READY").is_truthy() {
+            if super::util::now_ms() - t0 > cfg.ready_timeout_ms as f64 {
+                return Err(EnvError::NeverReady { task: task.to_string(), ms: cfg.ready_timeout_ms });
+            }
+            sleep(10).await;
+        }
+        if cfg.hold_clock {
+            self.hold_clock(true);
+        }
+        Ok(())
+    }
+
+    pub fn hold_clock(&self, hold: bool) {
+        if self.can_hold_clock {
+            let _ = call(&self.core(), "holdClock", &[JsValue::from_bool(hold)]);
+        }
+    }
+
+    /// Ends the running episode from the lab's side (e.g. at the step limit).
+    pub fn end_episode(&self, reward: f64, reason: &str) {
+        let _ = call(&self.core(), "endEpisode", &[JsValue::from(reward), JsValue::FALSE, JsValue::from_str(reason)]);
+    }
+
+    pub fn outcome(&self) -> PageOutcome {
+        let w = &self.window;
+        let reason = get(w, "WOB_REWARD_REASON");
+        PageOutcome {
+            done: get(w, "WOB_DONE_GLOBAL").is_truthy(),
+            reward: get(w, "WOB_REWARD_GLOBAL").as_f64().unwrap_or(0.0),
+            raw_reward: get(w, "WOB_RAW_REWARD_GLOBAL").as_f64().unwrap_or(0.0),
+            reason: if reason.is_null() || reason.is_undefined() {
+                None
+            } else {
+                Some(reason.as_string().unwrap_or_else(|| js_message(&reason)))
+            },
+        }
+    }
+
+    /// The utterance and, where the page provides them, the structured fields.
+    pub fn instruction(&self) -> (String, Vec<(String, String)>) {
+        let core = self.core();
+        let raw = call(&core, "getUtterance", &[]).unwrap_or(JsValue::UNDEFINED);
+        // MiniWoB's natural-language tasks return {utterance, fields} instead of a string.
+        let (utterance, mut fields_obj) = if raw.is_object() {
+            (get(&raw, "utterance").as_string().unwrap_or_default(), get(&raw, "fields"))
+        } else {
+            (raw.as_string().unwrap_or_default(), JsValue::UNDEFINED)
+        };
+        if !fields_obj.is_object() && is_function(&core, "getFields") {
+            fields_obj = call(&core, "getFields", &[]).unwrap_or(JsValue::UNDEFINED);
+        }
+        let mut fields = Vec::new();
+        if let Some(obj) = as_object(&fields_obj) {
+            for entry in js_sys::Object::entries(obj).iter() {
+                let pair: js_sys::Array = entry.unchecked_into();
+                let key = pair.get(0).as_string().unwrap_or_default();
+                let v = pair.get(1);
+                let value = match v.as_string() {
+                    Some(s) => s,
+                    None if v.as_f64().is_some() => format!("{}", v.as_f64().unwrap()),
+                    None if v.as_bool().is_some() => v.as_bool().unwrap().to_string(),
+                    None if v.is_null() || v.is_undefined() => continue,
+                    None => js_sys::JSON::stringify(&v).map(String::from).unwrap_or_default(),
+                };
+                fields.push((key, value));
+            }
+        }
+        (utterance, fields)
+    }
+}
+
+/// Resolves `url` against the lab's page and refuses other origins.
+pub fn resolve_same_origin(url: &str) -> Result<String, EnvError> {
+    let win = window();
+    let base = win.location().href().map_err(|e| EnvError::Browser(js_message(&e)))?;
+    let parsed = web_sys::Url::new_with_base(url, &base)
+        .map_err(|_| EnvError::NotFound { url: url.to_string(), detail: "not a valid URL".into() })?;
+    let own = win.location().origin().map_err(|e| EnvError::Browser(js_message(&e)))?;
+    if parsed.origin() != own {
+        return Err(EnvError::CrossOrigin { url: parsed.href(), origin: parsed.origin() });
+    }
+    Ok(parsed.href())
+}
+
+/// A cheap request before loading, so a missing page gets "HTTP 404" instead of a confusing
+/// "not a task page".
+async fn check_fetchable(url: &str) -> Result<(), EnvError> {
+    let not_found = |detail: String| EnvError::NotFound { url: url.to_string(), detail };
+    let resp = JsFuture::from(window().fetch_with_str(url))
+        .await
+        .map_err(|e| not_found(js_message(&e)))?;
+    let resp: web_sys::Response = resp.unchecked_into();
+    if !resp.ok() {
+        return Err(not_found(format!("HTTP {} {}", resp.status(), resp.status_text())));
+    }
+    Ok(())
+}
+
+fn digest(s: &str) -> u64 {
+    // FNV-1a: only distinguishes inline pages from each other.
+    s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+}

@@ -1,0 +1,26 @@
+//! The browser edge: reads the live DOM of a task page in a same-origin iframe, acts on it with
+//! real events, speaks the MiniWoB page contract, and exposes the lab to the JS shell. It calls
+//! into the pure core; the core never calls back into it.
+
+pub mod actuator;
+pub mod app;
+pub mod env;
+pub mod frame;
+pub mod reader;
+pub mod util;
+
+pub use app::Lab;
+pub use env::IframeEnv;
+
+/// Runs the static constructors (burn's cubecl registers its kernels through them) exactly once,
+/// when the module is instantiated. Without an explicit call, wasm-ld treats the module as a
+/// command and re-runs every constructor at the top of *each* exported function — about 150 ms
+/// on every call from JavaScript.
+#[wasm_bindgen::prelude::wasm_bindgen(start)]
+fn start() {
+    unsafe extern "C" {
+        fn __wasm_call_ctors();
+    }
+    // SAFETY: called once, before any other export, as wasm-ld expects of an explicit caller.
+    unsafe { __wasm_call_ctors() };
+}

@@ -1,0 +1,219 @@
+//! Reads the live DOM of the task page into a [`DomGraph`], with web-sys only (it does not rely on
+//! the page's own `getDOMInfo`), so it works on any same-origin page.
+//!
+//! Rules (MiniWoB's, so agents see the same graph on its pages and ours):
+//! - the walk starts at `BODY`; an element with zero width or height is skipped with its subtree
+//!   (this drops hidden nodes and `<option>`s), as are scripts and the contract's chrome
+//!   (`#query`, `#sync-task-cover`, `#reward-display`, `#click-canvas`);
+//! - text mixed with elements becomes `t` pseudo-nodes; a leaf element carries its own text;
+//! - refs live on the nodes as expandos and stay valid while the node is in `refs` (one episode).
+
+use js_sys::Reflect;
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{Document, Element, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement, Node};
+
+use super::frame::TAMPER_KEY;
+use super::util::{as_html_tag, get};
+use crate::env::{DomGraph, DomNode, NodeRef, NodeValue, Rect, TEXT_TAG};
+
+const REF_KEY: &str = "__weblabRef";
+const SKIP_IDS: [&str; 4] = ["query", "sync-task-cover", "reward-display", "click-canvas"];
+const SKIP_TAGS: [&str; 9] = ["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "META", "LINK", "TITLE", "OPTION"];
+
+#[derive(Default)]
+pub struct DomReader {
+    /// `refs[r - 1]` is the node with ref `r` in this episode.
+    refs: Vec<Node>,
+}
+
+impl DomReader {
+    /// Forgets all refs: the next read numbers nodes from 1 again.
+    pub fn begin_episode(&mut self) {
+        self.refs.clear();
+    }
+
+    /// The node behind a ref of this episode, if it is still in the document.
+    pub fn node(&self, r: NodeRef) -> Option<&Node> {
+        let node = self.refs.get((r as usize).checked_sub(1)?)?;
+        node.is_connected().then_some(node)
+    }
+
+    fn ref_of(&mut self, node: &Node) -> NodeRef {
+        let key = JsValue::from_str(REF_KEY);
+        if let Some(r) = Reflect::get(node, &key).ok().and_then(|v| v.as_f64()) {
+            let r = r as usize;
+            // Valid only if this very node holds it (an expando from an older episode is stale).
+            if r >= 1 && self.refs.get(r - 1).is_some_and(|n| n == node) {
+                return r as NodeRef;
+            }
+        }
+        self.refs.push(node.clone());
+        let r = self.refs.len() as NodeRef;
+        let _ = Reflect::set(node, &key, &JsValue::from(r));
+        r
+    }
+
+    /// Reads the visible DOM of `doc`. `epoch` identifies the running episode (for tamper marks).
+    pub fn read(&mut self, doc: &Document, epoch: u32, max_nodes: usize) -> DomGraph {
+        let mut graph = DomGraph::default();
+        let Some(body) = doc.body() else { return graph };
+        let active: Option<JsValue> = doc.active_element().map(Into::into);
+        let mut walk = Walk { reader: self, graph: &mut graph, doc, active, epoch, max_nodes };
+        walk.element(body.unchecked_ref(), None, true);
+        graph
+    }
+}
+
+struct Walk<'a> {
+    reader: &'a mut DomReader,
+    graph: &'a mut DomGraph,
+    doc: &'a Document,
+    active: Option<JsValue>,
+    epoch: u32,
+    max_nodes: usize,
+}
+
+impl Walk<'_> {
+    fn push(&mut self, node: DomNode) -> Option<usize> {
+        if self.graph.nodes.len() >= self.max_nodes {
+            self.graph.truncated += 1;
+            return None;
+        }
+        let i = self.graph.nodes.len();
+        if let Some(p) = node.parent {
+            self.graph.nodes[p].children.push(i);
+        }
+        self.graph.nodes.push(node);
+        Some(i)
+    }
+
+    fn element(&mut self, el: &Element, parent: Option<usize>, is_root: bool) {
+        let tag_name = el.tag_name().to_ascii_uppercase();
+        if SKIP_TAGS.contains(&tag_name.as_str()) {
+            return;
+        }
+        let id = el.id();
+        if SKIP_IDS.contains(&id.as_str()) {
+            return;
+        }
+        let r = el.get_bounding_client_rect();
+        let rect = Rect { left: r.left() as f32, top: r.top() as f32, width: r.width() as f32, height: r.height() as f32 };
+        if !is_root && (rect.width <= 0.0 || rect.height <= 0.0) {
+            return;
+        }
+        let node_ref = self.reader.ref_of(el.unchecked_ref());
+        let (tag, value, options) = describe(el, &tag_name);
+        let classes = el
+            .get_attribute("class")
+            .map(|c| c.split_whitespace().map(str::to_string).collect())
+            .unwrap_or_default();
+        let focused = self.active.as_ref().is_some_and(|a| a == AsRef::<JsValue>::as_ref(el));
+        let tampered = get(el, TAMPER_KEY).as_f64() == Some(self.epoch as f64);
+        let node = DomNode {
+            r#ref: node_ref,
+            parent,
+            children: Vec::new(),
+            tag,
+            text: String::new(),
+            value,
+            id,
+            classes,
+            rect,
+            focused,
+            tampered,
+            options,
+        };
+        let Some(index) = self.push(node) else { return };
+
+        // Children: elements recurse; text becomes `t` nodes only when mixed with elements.
+        let kids = el.child_nodes();
+        let has_element_child = el.child_element_count() > 0;
+        for k in 0..kids.length() {
+            let Some(kid) = kids.item(k) else { continue };
+            match kid.node_type() {
+                Node::ELEMENT_NODE => self.element(kid.unchecked_ref(), Some(index), false),
+                Node::TEXT_NODE if has_element_child => self.text(&kid, index),
+                _ => {}
+            }
+        }
+        if self.graph.nodes[index].children.is_empty() {
+            let node = &mut self.graph.nodes[index];
+            node.text = match (&node.value, node.options.is_empty()) {
+                // A select shows its chosen option.
+                (NodeValue::Text(v), false) => selected_text(el).unwrap_or_else(|| v.clone()),
+                _ => collapse(&el.text_content().unwrap_or_default()),
+            };
+        }
+    }
+
+    fn text(&mut self, node: &Node, parent: usize) {
+        let text = collapse(&node.text_content().unwrap_or_default());
+        if text.is_empty() {
+            return;
+        }
+        let Ok(range) = self.doc.create_range() else { return };
+        if range.select_node_contents(node).is_err() {
+            return;
+        }
+        let r = range.get_bounding_client_rect();
+        if r.width() <= 0.0 || r.height() <= 0.0 {
+            return;
+        }
+        let node_ref = self.reader.ref_of(node);
+        self.push(DomNode {
+            r#ref: node_ref,
+            parent: Some(parent),
+            children: Vec::new(),
+            tag: TEXT_TAG.to_string(),
+            text,
+            value: NodeValue::None,
+            id: String::new(),
+            classes: Vec::new(),
+            rect: Rect { left: r.left() as f32, top: r.top() as f32, width: r.width() as f32, height: r.height() as f32 },
+            focused: false,
+            tampered: false,
+            options: Vec::new(),
+        });
+    }
+}
+
+/// Tag (`INPUT_<type>` for inputs), value, and options of an element.
+fn describe(el: &Element, tag_name: &str) -> (String, NodeValue, Vec<String>) {
+    match tag_name {
+        "INPUT" => {
+            let input: &HtmlInputElement = el.unchecked_ref();
+            let kind = input.type_();
+            let value = if kind == "checkbox" || kind == "radio" {
+                NodeValue::Checked(input.checked())
+            } else {
+                NodeValue::Text(input.value())
+            };
+            (format!("INPUT_{kind}"), value, Vec::new())
+        }
+        "TEXTAREA" => {
+            let ta: &HtmlTextAreaElement = el.unchecked_ref();
+            (tag_name.to_string(), NodeValue::Text(ta.value()), Vec::new())
+        }
+        "SELECT" => {
+            let sel: &HtmlSelectElement = el.unchecked_ref();
+            let opts = sel.options();
+            let options =
+                (0..opts.length()).filter_map(|i| opts.item(i)).map(|o| collapse(&o.text_content().unwrap_or_default())).collect();
+            (tag_name.to_string(), NodeValue::Text(sel.value()), options)
+        }
+        _ => (tag_name.to_string(), NodeValue::None, Vec::new()),
+    }
+}
+
+fn selected_text(el: &Element) -> Option<String> {
+    let sel: &HtmlSelectElement = as_html_tag(el, "SELECT")?;
+    let i = sel.selected_index();
+    if i < 0 {
+        return None;
+    }
+    sel.options().item(i as u32).map(|o| collapse(&o.text_content().unwrap_or_default()))
+}
+
+fn collapse(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}

@@ -1,0 +1,80 @@
+// End-to-end: the built app (dist/) in headless Chromium, checked as a person would see it.
+// Run by scripts/test.sh after `trunk build`: node --test tests/e2e/
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serve } from './serve.mjs';
+import { launch, openApp } from './browser.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const dist = process.env.WEBLAB_DIST || join(here, '..', '..', 'dist');
+const shots = join(here, 'artifacts');
+mkdirSync(shots, { recursive: true });
+
+let server, context;
+before(async () => {
+  server = await serve(dist);
+  context = await launch();
+});
+after(async () => {
+  await context?.close();
+  await server?.close();
+});
+
+const num = async (page, id) => Number((await page.textContent(`#${id}`)).replace('%', ''));
+
+test('the random agent runs episodes on a task page and the stats show it', async () => {
+  const { page, errors } = await openApp(context, server.url);
+  assert.equal(await page.isHidden('#message'), true, await page.textContent('#message'));
+  await page.selectOption('#task', 'click-button');
+  await page.waitForFunction(() => /button/.test(document.getElementById('utterance').textContent));
+  await page.click('#run');
+  await page.waitForFunction(() => Number(document.getElementById('st-episodes').textContent) >= 40, null, { timeout: 60_000 });
+  assert.match(await page.textContent('#st-status'), /running random on click-button/);
+  assert.ok((await num(page, 'st-eps')) > 0, 'episodes/s shown');
+  assert.ok((await num(page, 'st-sps')) > 0, 'steps/s shown');
+  assert.match(await page.textContent('#st-last'), /^-?\d\.\d\d$/);
+  const success = await num(page, 'st-success');
+  assert.ok(success >= 0 && success <= 100);
+  // The task page itself shows the finished episodes in its reward panel.
+  const frame = page.frame({ url: /click-button\.html/ });
+  assert.ok(Number(await frame.textContent('#rd-count')) >= 40);
+  await page.screenshot({ path: join(shots, 'random-agent.png') });
+  await page.click('#stop');
+  await page.waitForFunction(() => document.getElementById('st-status').textContent === 'idle');
+  assert.deepEqual(errors, []);
+});
+
+test('the scripted oracle solves login-user on the real page', async () => {
+  const { page, errors } = await openApp(context, server.url);
+  await page.selectOption('#task', 'login-user');
+  await page.selectOption('#policy', 'oracle');
+  await page.click('#run');
+  await page.waitForFunction(() => Number(document.getElementById('st-episodes').textContent) >= 25, null, { timeout: 60_000 });
+  await page.click('#stop');
+  await page.waitForFunction(() => document.getElementById('st-status').textContent === 'idle');
+  assert.equal(await page.textContent('#st-success'), '100%');
+  assert.deepEqual(errors, []);
+});
+
+test('a cross-origin task folder gets a clear message and the lab keeps running', async () => {
+  const { page } = await openApp(context, server.url);
+  await page.selectOption('#source', 'external');
+  await page.fill('#base-url', 'https://example.com/miniwob/html/miniwob/');
+  await page.fill('#task-name', 'click-test');
+  await page.click('#new-episode');
+  await page.waitForSelector('#message:not([hidden])');
+  assert.match(await page.textContent('#message'), /another origin/);
+  // A missing page on our own origin is reported too.
+  await page.fill('#base-url', '/nowhere/');
+  await page.click('#new-episode');
+  await page.waitForFunction(() => /404/.test(document.getElementById('message').textContent));
+  // And the lab still runs its own tasks afterwards.
+  await page.selectOption('#source', 'builtin');
+  await page.selectOption('#task', 'enter-text');
+  await page.waitForFunction(() => /Submit/.test(document.getElementById('utterance').textContent));
+  assert.equal(await page.isHidden('#message'), true);
+  await page.screenshot({ path: join(shots, 'after-errors.png') });
+});

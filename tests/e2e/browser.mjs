@@ -1,0 +1,34 @@
+// Launches Debian's Chromium headless through playwright-core (no browser download).
+import { chromium } from 'playwright-core';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+export const FLAGS = [
+  '--headless=new', '--no-sandbox', '--disable-quic', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync', '--enable-unsafe-webgpu',
+];
+
+export async function launch() {
+  const userDataDir = mkdtempSync(join(tmpdir(), 'weblab-chromium-'));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: FLAGS,
+    ignoreDefaultArgs: ['--headless'],
+    viewport: { width: 1280, height: 800 },
+  });
+  return context;
+}
+
+// Opens the app and waits until it has started (or failed visibly).
+export async function openApp(context, url) {
+  const page = context.pages()[0] || await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  await page.goto(url);
+  await page.waitForFunction(() => document.body.dataset.ready === 'true' || !document.getElementById('message').hidden, null, { timeout: 120_000 });
+  return { page, errors };
+}
