@@ -8,6 +8,7 @@ mod common;
 use common::new_frame;
 use wasm_bindgen_test::*;
 use weblab::env::{EnvConfig, Environment, TaskSpec, builtin_tasks};
+
 use weblab::policy::oracle::{Script, scripted};
 use weblab::runner::run_episode;
 use weblab::web::IframeEnv;
@@ -18,6 +19,13 @@ const SEEDS: u32 = 20;
 /// Enough for the longest oracle; wrong scripts that only dawdle end here with the failure reward.
 const MAX_STEPS: u32 = 60;
 
+/// The tasks under test: all of them, or those named (comma-separated) in `WEBLAB_TASKS` at
+/// build time (`WEBLAB_TASKS=click-tab,click-tab-2 cargo test ...` while developing a task).
+fn tasks() -> Vec<&'static weblab::env::TaskInfo> {
+    let only: Option<Vec<&str>> = option_env!("WEBLAB_TASKS").map(|s| s.split(',').map(str::trim).collect());
+    builtin_tasks().iter().filter(|t| only.as_ref().is_none_or(|o| o.contains(&t.name.as_str()))).collect()
+}
+
 fn modes(task: &weblab::env::TaskInfo) -> Vec<String> {
     if task.modes.is_empty() { vec!["train".into()] } else { task.modes.clone() }
 }
@@ -27,7 +35,7 @@ async fn oracle_solves_and_wrong_script_fails_every_task() {
     let mut env = IframeEnv::new(new_frame(), EnvConfig { max_steps: Some(MAX_STEPS), hold_clock: true, ..EnvConfig::default() });
     let mut failures = Vec::new();
     let mut episodes = 0;
-    for task in builtin_tasks() {
+    for task in tasks() {
         let spec = TaskSpec::builtin_inline(&task.name).unwrap();
         for mode in modes(task) {
             env.set_config(EnvConfig { data_mode: mode.clone(), ..env.config().clone() });
@@ -59,7 +67,7 @@ async fn oracle_solves_and_wrong_script_fails_every_task() {
 #[wasm_bindgen_test]
 async fn same_seed_gives_same_utterance_and_dom() {
     let mut env = IframeEnv::new(new_frame(), EnvConfig::default());
-    for task in builtin_tasks() {
+    for task in tasks() {
         let spec = TaskSpec::builtin_inline(&task.name).unwrap();
         for mode in modes(task) {
             env.set_config(EnvConfig { data_mode: mode.clone(), ..EnvConfig::default() });

@@ -21,6 +21,9 @@ pub enum Difficulty {
 pub struct TaskInfo {
     pub name: String,
     pub difficulty: Difficulty,
+    /// True when DOM-Q-Net's appendix does not classify the task and the class is our estimate.
+    #[serde(default)]
+    pub difficulty_estimated: bool,
     pub time_limit_s: u32,
     /// Keys of the structured fields the task exposes.
     pub fields: Vec<String>,

@@ -6,6 +6,8 @@
 //! Every script derives its next action from the current observation, so it needs no memory
 //! across steps and recovers if a step had no effect.
 
+mod basic;
+
 use crate::env::{Action, DomNode, Observation};
 
 use super::Policy;
@@ -31,13 +33,14 @@ impl Policy for Scripted {
     }
 }
 
-/// The tasks that have scripts, with (oracle, wrong).
+/// The tasks that have scripts, with (oracle, wrong). Each group of tasks keeps its scripts in
+/// its own file.
 const SCRIPTS: &[(&str, ScriptFn, ScriptFn)] = &[
-    ("click-test", click_test, idle_click),
-    ("click-button", click_button, click_button_wrong),
-    ("focus-text", focus_text, idle_click),
-    ("enter-text", enter_text, enter_text_wrong),
-    ("login-user", login_user, login_user_wrong),
+    ("click-test", basic::click_test, idle_click),
+    ("click-button", basic::click_button, basic::click_button_wrong),
+    ("focus-text", basic::focus_text, idle_click),
+    ("enter-text", basic::enter_text, basic::enter_text_wrong),
+    ("login-user", basic::login_user, basic::login_user_wrong),
 ];
 
 pub fn scripted(task: &str, script: Script) -> Option<Scripted> {
@@ -54,75 +57,33 @@ pub fn has_script(task: &str) -> bool {
 }
 
 // ------------------------------------------------------------------------------- helpers
+// Shared by the task files: find nodes by predicate, id or button label, and build actions.
 
-fn find<'a>(obs: &'a Observation, pred: impl Fn(&DomNode) -> bool) -> Option<&'a DomNode> {
+pub(crate) fn find<'a>(obs: &'a Observation, pred: impl Fn(&DomNode) -> bool) -> Option<&'a DomNode> {
     obs.dom.nodes.iter().find(|n| pred(n))
 }
 
-fn by_id<'a>(obs: &'a Observation, id: &str) -> Option<&'a DomNode> {
+pub(crate) fn by_id<'a>(obs: &'a Observation, id: &str) -> Option<&'a DomNode> {
     find(obs, |n| n.id == id)
 }
 
-fn button<'a>(obs: &'a Observation, text: &str) -> Option<&'a DomNode> {
+pub(crate) fn button<'a>(obs: &'a Observation, text: &str) -> Option<&'a DomNode> {
     find(obs, |n| n.tag == "BUTTON" && n.text == text)
 }
 
-fn click(n: &DomNode) -> Action {
+pub(crate) fn click(n: &DomNode) -> Action {
     Action::Click(n.r#ref)
 }
 
 /// Types `want` into `field` unless it already holds it; `None` when it does.
-fn fill(field: &DomNode, want: &str) -> Option<Action> {
+pub(crate) fn fill(field: &DomNode, want: &str) -> Option<Action> {
     (field.value.as_text() != Some(want)).then(|| Action::Type(field.r#ref, want.to_string()))
 }
 
 /// Clicks somewhere inert (the task area itself), for tasks whose only failure is running out of
 /// steps or time.
-fn idle_click(obs: &Observation) -> Option<Action> {
+pub(crate) fn idle_click(obs: &Observation) -> Option<Action> {
     by_id(obs, "area").map(click)
-}
-
-// ------------------------------------------------------------------------------- the tasks
-
-fn click_test(obs: &Observation) -> Option<Action> {
-    find(obs, |n| n.tag == "BUTTON").map(click)
-}
-
-fn click_button(obs: &Observation) -> Option<Action> {
-    button(obs, obs.instruction.field("target")?).map(click)
-}
-
-fn click_button_wrong(obs: &Observation) -> Option<Action> {
-    let target = obs.instruction.field("target")?;
-    find(obs, |n| n.tag == "BUTTON" && n.text != target).map(click)
-}
-
-fn focus_text(obs: &Observation) -> Option<Action> {
-    find(obs, |n| n.tag == "INPUT_text").map(click)
-}
-
-fn enter_text(obs: &Observation) -> Option<Action> {
-    let input = find(obs, |n| n.tag == "INPUT_text")?;
-    fill(input, obs.instruction.field("target")?).or_else(|| button(obs, "Submit").map(click))
-}
-
-fn enter_text_wrong(obs: &Observation) -> Option<Action> {
-    let input = find(obs, |n| n.tag == "INPUT_text")?;
-    let wrong = format!("{}x", obs.instruction.field("target")?);
-    fill(input, &wrong).or_else(|| button(obs, "Submit").map(click))
-}
-
-fn login_user(obs: &Observation) -> Option<Action> {
-    fill(by_id(obs, "username")?, obs.instruction.field("username")?)
-        .or_else(|| fill(by_id(obs, "password")?, obs.instruction.field("password")?))
-        .or_else(|| button(obs, "Login").map(click))
-}
-
-fn login_user_wrong(obs: &Observation) -> Option<Action> {
-    let wrong = format!("{}!", obs.instruction.field("password")?);
-    fill(by_id(obs, "username")?, obs.instruction.field("username")?)
-        .or_else(|| fill(by_id(obs, "password")?, &wrong))
-        .or_else(|| button(obs, "Login").map(click))
 }
 
 #[cfg(test)]
