@@ -1,7 +1,15 @@
 //! Scripts for the first tasks: click-test, click-button, focus-text, enter-text, login-user.
 
-use super::{button, by_id, click, fill, find};
+use super::{Entry, button, by_id, click, fill, find, idle_click};
 use crate::env::{Action, Observation};
+
+pub(super) const SCRIPTS: &[Entry] = &[
+    ("click-test", click_test, idle_click),
+    ("click-button", click_button, click_button_wrong),
+    ("focus-text", focus_text, idle_click),
+    ("enter-text", enter_text, enter_text_wrong),
+    ("login-user", login_user, login_user_wrong),
+];
 
 pub(super) fn click_test(obs: &Observation) -> Option<Action> {
     find(obs, |n| n.tag == "BUTTON").map(click)

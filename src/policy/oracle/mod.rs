@@ -7,6 +7,10 @@
 //! across steps and recovers if a step had no effect.
 
 mod basic;
+mod clicks;
+mod composite;
+mod forms;
+mod inbox_social;
 
 use crate::env::{Action, DomNode, Observation};
 
@@ -20,7 +24,9 @@ pub enum Script {
     Wrong,
 }
 
-type ScriptFn = fn(&Observation) -> Option<Action>;
+pub(crate) type ScriptFn = fn(&Observation) -> Option<Action>;
+/// (task, oracle, wrong script)
+pub(crate) type Entry = (&'static str, ScriptFn, ScriptFn);
 
 /// A policy backed by a plain function of the observation.
 pub struct Scripted {
@@ -33,18 +39,15 @@ impl Policy for Scripted {
     }
 }
 
-/// The tasks that have scripts, with (oracle, wrong). Each group of tasks keeps its scripts in
-/// its own file.
-const SCRIPTS: &[(&str, ScriptFn, ScriptFn)] = &[
-    ("click-test", basic::click_test, idle_click),
-    ("click-button", basic::click_button, basic::click_button_wrong),
-    ("focus-text", basic::focus_text, idle_click),
-    ("enter-text", basic::enter_text, basic::enter_text_wrong),
-    ("login-user", basic::login_user, basic::login_user_wrong),
-];
+/// Every group of tasks keeps its scripts, and its table of them, in its own file.
+const GROUPS: &[&[Entry]] = &[basic::SCRIPTS, clicks::SCRIPTS, forms::SCRIPTS, inbox_social::SCRIPTS, composite::SCRIPTS];
+
+fn entries() -> impl Iterator<Item = &'static Entry> {
+    GROUPS.iter().flat_map(|g| g.iter())
+}
 
 pub fn scripted(task: &str, script: Script) -> Option<Scripted> {
-    SCRIPTS.iter().find(|(name, _, _)| *name == task).map(|&(_, oracle, wrong)| Scripted {
+    entries().find(|(name, _, _)| *name == task).map(|&(_, oracle, wrong)| Scripted {
         f: match script {
             Script::Oracle => oracle,
             Script::Wrong => wrong,
@@ -53,7 +56,7 @@ pub fn scripted(task: &str, script: Script) -> Option<Scripted> {
 }
 
 pub fn has_script(task: &str) -> bool {
-    SCRIPTS.iter().any(|(name, _, _)| *name == task)
+    entries().any(|(name, _, _)| *name == task)
 }
 
 // ------------------------------------------------------------------------------- helpers
@@ -92,7 +95,11 @@ mod tests {
     use crate::env::task::builtin_tasks;
 
     #[test]
-    fn every_builtin_task_has_both_scripts() {
+    fn every_builtin_task_has_both_scripts_and_names_are_unique() {
+        let mut names: Vec<&str> = entries().map(|e| e.0).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), entries().count(), "a task has scripts in two groups");
         for t in builtin_tasks() {
             assert!(scripted(&t.name, Script::Oracle).is_some(), "{} has no oracle", t.name);
             assert!(scripted(&t.name, Script::Wrong).is_some(), "{} has no wrong script", t.name);
