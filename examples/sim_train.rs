@@ -22,7 +22,7 @@ fn main() {
     let mut last_loss = 0.0;
     let progress = block_on(train(&mut agent, &mut envs, &tasks, frames, 7, |ev| {
         match ev {
-            TrainEvent::Update { stats } => last_loss = stats.loss,
+            TrainEvent::Update { stats, .. } => last_loss = stats.loss,
             TrainEvent::Episode { task, progress, .. } if progress.stats.episodes % 100 == 0 => {
                 println!(
                     "{:>6} frames  {:<10} episodes {:>5}  success(100) {:>5.1}%  loss {:.4}",

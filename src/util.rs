@@ -17,3 +17,13 @@ pub fn block_on<F: Future>(fut: F) -> F::Output {
         std::thread::yield_now();
     }
 }
+
+/// Milliseconds since the first call, from the native monotonic clock (not available on
+/// wasm32-unknown-unknown, where the browser edge passes `performance.now` instead).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn native_clock_ms() -> f64 {
+    use std::sync::OnceLock;
+    use std::time::Instant;
+    static START: OnceLock<Instant> = OnceLock::new();
+    START.get_or_init(Instant::now).elapsed().as_secs_f64() * 1000.0
+}

@@ -22,7 +22,7 @@ fn run(names: &[&str], seed: u64, frames: u64) -> (DomQNetAgent, Vec<f32>) {
     let mut envs: Vec<SimEnv> = names.iter().map(|_| SimEnv::new(None)).collect();
     let mut losses = Vec::new();
     block_on(train(&mut agent, &mut envs, &tasks, frames, seed as u32, |ev| {
-        if let TrainEvent::Update { stats } = ev {
+        if let TrainEvent::Update { stats, .. } = ev {
             losses.push(stats.loss);
         }
         Control::Continue

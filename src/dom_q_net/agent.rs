@@ -290,3 +290,29 @@ impl DomQNetAgent {
         }))
     }
 }
+
+/// One synthetic training step (forward, backward, Adam, an async read) of a network with `cfg`'s
+/// shapes on `device`: used to time a backend before choosing it. The page is a form of the size
+/// of MiniWoB's tasks (24 nodes, 8 goal tokens), in a batch of `cfg.batch_size`.
+pub async fn probe_update(cfg: &DqnConfig, device: &Device) -> Result<(), String> {
+    use super::features::{FOCUSED, NO_PARENT};
+    let n = 24usize;
+    let state = StateFeatures {
+        tags: (0..n).map(|i| 2 + (i % 5) as u16).collect(),
+        classes: vec![1; n],
+        texts: (0..n).map(|i| 2 + (i % 40) as u32).collect(),
+        flags: (0..n).map(|i| if i == 3 { FOCUSED } else { 0 }).collect(),
+        parents: (0..n).map(|i| if i == 0 { NO_PARENT } else { ((i - 1) / 3) as u16 }).collect(),
+        leaves: (8..n as u16).collect(),
+        goal: (0..8).map(|i| 2 + i * 3).collect(),
+        n_oov: 0,
+    };
+    let states: Vec<&StateFeatures> = (0..cfg.batch_size).map(|_| &state).collect();
+    let mut rng = Rng::new(cfg.seed);
+    let model = DomQNetModel::new(cfg, device).resample_noise(&mut rng);
+    let q = model.forward(&pack(&states, cfg, &mut rng), true);
+    let loss = (q.dom.sum() + q.token.sum() + q.mode.sum()) * 1e-3;
+    let grads = GradientsParams::from_grads(loss.clone().backward(), &model);
+    let _model = optimizer(cfg).step(cfg.learning_rate, model, grads);
+    read(loss.detach().reshape([1, 1])).await.map(|_| ())
+}

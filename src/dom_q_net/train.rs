@@ -30,9 +30,11 @@ pub struct TaskProgress {
 
 /// Something that happened during training, for charts and logs.
 pub enum TrainEvent<'a> {
-    Step { task: usize, decision: &'a Decision, step: &'a Step },
+    /// One action: the decision, its result, and how long choosing it took (ms).
+    Step { task: usize, decision: &'a Decision, step: &'a Step, act_ms: f64 },
     Episode { task: usize, result: &'a EpisodeResult, progress: &'a TaskProgress },
-    Update { stats: &'a UpdateStats },
+    /// One update and how long it took (ms).
+    Update { stats: &'a UpdateStats, update_ms: f64 },
     /// The page was larger than the model's caps (once per episode at most).
     Warning { task: usize, message: &'a str },
 }
@@ -55,6 +57,150 @@ pub fn episode_seed(base: u32, task: usize, episode: u64) -> u32 {
     base.wrapping_add((task as u32).wrapping_mul(1_000_003)).wrapping_add(episode as u32)
 }
 
+/// The state of a training run that outlives one call: each task's progress, its running
+/// episode, and how many episodes it has started. [`Trainer::run`] can be called again to
+/// continue where it stopped (after a pause, a checkpoint, a change of page).
+pub struct Trainer {
+    pub tasks: Vec<TaskSpec>,
+    pub progress: Vec<TaskProgress>,
+    seed: u32,
+    /// Milliseconds from some fixed origin (the platform's clock; the core has none on wasm).
+    clock: fn() -> f64,
+    running: Vec<Option<Running>>,
+    episodes: Vec<u64>,
+}
+
+impl Trainer {
+    pub fn new(tasks: Vec<TaskSpec>, seed: u32) -> Self {
+        Trainer {
+            clock: || 0.0,
+            progress: tasks.iter().map(|t| TaskProgress { task: t.name().to_string(), ..Default::default() }).collect(),
+            running: tasks.iter().map(|_| None).collect(),
+            episodes: vec![0; tasks.len()],
+            tasks,
+            seed,
+        }
+    }
+
+    /// Times acting and updates with `clock` (milliseconds).
+    pub fn with_clock(mut self, clock: fn() -> f64) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// Forgets the running episodes (their pages will be reset on the next step).
+    pub fn drop_running_episodes(&mut self, agent: &mut DomQNetAgent) {
+        for (k, r) in self.running.iter_mut().enumerate() {
+            if r.take().is_some() {
+                agent.abandon_episode(k);
+            }
+        }
+    }
+
+    /// Trains until `until_frames` environment steps (all tasks together) have been taken, or
+    /// `on_event` says stop. One environment per task.
+    pub async fn run<E: Environment>(
+        &mut self,
+        agent: &mut DomQNetAgent,
+        envs: &mut [E],
+        until_frames: u64,
+        mut on_event: impl FnMut(TrainEvent) -> Control,
+    ) -> Result<(), EnvError> {
+        assert_eq!(envs.len(), self.tasks.len(), "one environment per task");
+        let max_steps = agent.cfg.max_episode_steps;
+        let failed = |e: String| EnvError::Browser(format!("agent: {e}"));
+        let (tasks, progress, running, episodes) = (&self.tasks, &mut self.progress, &mut self.running, &mut self.episodes);
+        let clock = self.clock;
+
+        'outer: loop {
+            for k in 0..tasks.len() {
+                if agent.counters.env_steps >= until_frames {
+                    break 'outer;
+                }
+                // Start an episode if the task has none running.
+                let run = match running[k].take() {
+                    Some(r) => r,
+                    None => {
+                        let seed = episode_seed(self.seed, k, episodes[k]);
+                        episodes[k] += 1;
+                        let obs = envs[k].reset(&tasks[k], seed).await?;
+                        let state = agent.encode(&obs);
+                        if let Some(w) = &state.warning {
+                            if on_event(TrainEvent::Warning { task: k, message: w }) == Control::Stop {
+                                running[k] = Some(Running { state, steps: 0, seed });
+                                break 'outer;
+                            }
+                        }
+                        Running { state, steps: 0, seed }
+                    }
+                };
+
+                // Act, step the page, store the transition.
+                let t0 = clock();
+                let decision = agent.act(k, &run.state, true).await.map_err(failed)?;
+                let act_ms = clock() - t0;
+                let step = match envs[k].step(&decision.env_action).await {
+                    Ok(step) => step,
+                    // An action that does not fit its target (e.g. a bad option) changes nothing.
+                    Err(EnvError::BadTarget { .. }) => {
+                        Step { observation: Default::default(), reward: 0.0, raw_reward: 0.0, done: false, reason: None }
+                    }
+                    Err(e) => {
+                        agent.abandon_episode(k);
+                        return Err(e);
+                    }
+                };
+                let next =
+                    if step.observation.dom.nodes.is_empty() { run.state.clone() } else { agent.encode(&step.observation) };
+                let steps = run.steps + 1;
+                let cut = !step.done && steps >= max_steps;
+                agent.observe(k, step.raw_reward, &next, step.done || cut);
+                progress[k].frames += 1;
+                let mut control = on_event(TrainEvent::Step { task: k, decision: &decision, step: &step, act_ms });
+
+                if step.done || cut {
+                    let result = EpisodeResult {
+                        seed: run.seed,
+                        steps,
+                        reward: if cut { -1.0 } else { step.reward },
+                        raw_reward: if cut { -1.0 } else { step.raw_reward },
+                        reason: if cut { Some(crate::env::STEP_LIMIT_REASON.into()) } else { step.reason.clone() },
+                    };
+                    let p = &mut progress[k];
+                    p.stats.record(&result);
+                    if p.solved_at_frames.is_none()
+                        && p.stats.episodes >= RunStats::WINDOW as u64
+                        && p.stats.success_rate_100 >= SOLVE_RATE
+                    {
+                        p.solved_at_frames = Some(p.frames);
+                        p.solved_at_total = Some(agent.counters.env_steps);
+                    }
+                    if on_event(TrainEvent::Episode { task: k, result: &result, progress: p }) == Control::Stop {
+                        control = Control::Stop;
+                    }
+                } else {
+                    running[k] = Some(Running { state: next, steps, seed: run.seed });
+                }
+
+                // One update per environment step (Table 1).
+                for _ in 0..agent.cfg.updates_per_step {
+                    let t0 = clock();
+                    if let Some(stats) = agent.learn().await.map_err(failed)? {
+                        let update_ms = clock() - t0;
+                        if on_event(TrainEvent::Update { stats: &stats, update_ms }) == Control::Stop {
+                            control = Control::Stop;
+                        }
+                    }
+                }
+                if control == Control::Stop {
+                    break 'outer;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Trains `agent` on `tasks` (one environment each) until `total_frames` environment steps have
 /// been taken over all tasks, or `on_event` says stop. Returns each task's progress.
 pub async fn train<E: Environment>(
@@ -63,100 +209,11 @@ pub async fn train<E: Environment>(
     tasks: &[TaskSpec],
     total_frames: u64,
     seed: u32,
-    mut on_event: impl FnMut(TrainEvent) -> Control,
+    on_event: impl FnMut(TrainEvent) -> Control,
 ) -> Result<Vec<TaskProgress>, EnvError> {
-    assert_eq!(envs.len(), tasks.len(), "one environment per task");
-    let mut progress: Vec<TaskProgress> =
-        tasks.iter().map(|t| TaskProgress { task: t.name().to_string(), ..Default::default() }).collect();
-    let mut running: Vec<Option<Running>> = tasks.iter().map(|_| None).collect();
-    let mut episodes = vec![0u64; tasks.len()];
-    let max_steps = agent.cfg.max_episode_steps;
-    let failed = |e: String| EnvError::Browser(format!("agent: {e}"));
-
-    'outer: loop {
-        for k in 0..tasks.len() {
-            if agent.counters.env_steps >= total_frames {
-                break 'outer;
-            }
-            // Start an episode if the task has none running.
-            let run = match running[k].take() {
-                Some(r) => r,
-                None => {
-                    let seed = episode_seed(seed, k, episodes[k]);
-                    episodes[k] += 1;
-                    let obs = envs[k].reset(&tasks[k], seed).await?;
-                    let state = agent.encode(&obs);
-                    if let Some(w) = &state.warning {
-                        if on_event(TrainEvent::Warning { task: k, message: w }) == Control::Stop {
-                            break 'outer;
-                        }
-                    }
-                    Running { state, steps: 0, seed }
-                }
-            };
-
-            // Act, step the page, store the transition.
-            let decision = agent.act(k, &run.state, true).await.map_err(failed)?;
-            let step = match envs[k].step(&decision.env_action).await {
-                Ok(step) => step,
-                // An action that does not fit its target (e.g. a bad option) changes nothing.
-                Err(EnvError::BadTarget { .. }) => Step {
-                    observation: Default::default(),
-                    reward: 0.0,
-                    raw_reward: 0.0,
-                    done: false,
-                    reason: None,
-                },
-                Err(e) => {
-                    agent.abandon_episode(k);
-                    return Err(e);
-                }
-            };
-            let next = if step.observation.dom.nodes.is_empty() { run.state.clone() } else { agent.encode(&step.observation) };
-            let steps = run.steps + 1;
-            let cut = !step.done && steps >= max_steps;
-            agent.observe(k, step.raw_reward, &next, step.done || cut);
-            progress[k].frames += 1;
-            let mut control = on_event(TrainEvent::Step { task: k, decision: &decision, step: &step });
-
-            if step.done || cut {
-                let result = EpisodeResult {
-                    seed: run.seed,
-                    steps,
-                    reward: if cut { -1.0 } else { step.reward },
-                    raw_reward: if cut { -1.0 } else { step.raw_reward },
-                    reason: if cut { Some(crate::env::STEP_LIMIT_REASON.into()) } else { step.reason.clone() },
-                };
-                let p = &mut progress[k];
-                p.stats.record(&result);
-                if p.solved_at_frames.is_none()
-                    && p.stats.episodes >= RunStats::WINDOW as u64
-                    && p.stats.success_rate_100 >= SOLVE_RATE
-                {
-                    p.solved_at_frames = Some(p.frames);
-                    p.solved_at_total = Some(agent.counters.env_steps);
-                }
-                if on_event(TrainEvent::Episode { task: k, result: &result, progress: p }) == Control::Stop {
-                    control = Control::Stop;
-                }
-            } else {
-                running[k] = Some(Running { state: next, steps, seed: run.seed });
-            }
-
-            // One update per environment step (Table 1).
-            for _ in 0..agent.cfg.updates_per_step {
-                if let Some(stats) = agent.learn().await.map_err(failed)? {
-                    if on_event(TrainEvent::Update { stats: &stats }) == Control::Stop {
-                        control = Control::Stop;
-                    }
-                }
-            }
-            if control == Control::Stop {
-                break 'outer;
-            }
-        }
-    }
-    Ok(progress)
+    let mut trainer = Trainer::new(tasks.to_vec(), seed);
+    trainer.run(agent, envs, total_frames, on_event).await?;
+    Ok(trainer.progress)
 }
 
 /// Greedy evaluation (noise off): success rate of `episodes` episodes from seed `seed` on.

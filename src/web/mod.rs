@@ -6,7 +6,9 @@ pub mod actuator;
 pub mod app;
 pub mod env;
 pub mod frame;
+pub mod learner;
 pub mod reader;
+pub mod remote;
 pub mod util;
 
 pub use app::Lab;

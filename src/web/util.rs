@@ -68,15 +68,16 @@ pub fn window() -> web_sys::Window {
     web_sys::window().expect("a browser window")
 }
 
-/// Milliseconds from the page's high-resolution clock.
+/// Milliseconds from the high-resolution clock of this global (window or worker).
 pub fn now_ms() -> f64 {
-    window().performance().map(|p| p.now()).unwrap_or_else(js_sys::Date::now)
+    let perf = get(&js_sys::global(), "performance");
+    call(&perf, "now", &[]).ok().and_then(|v| v.as_f64()).unwrap_or_else(js_sys::Date::now)
 }
 
-/// Resolves after `ms` milliseconds (a `setTimeout` of the lab's own window).
+/// Resolves after `ms` milliseconds (`setTimeout` of this global: window or worker).
 pub async fn sleep(ms: u32) {
     let promise = Promise::new(&mut |resolve, _| {
-        let _ = window().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms as i32);
+        let _ = call(&js_sys::global(), "setTimeout", &[resolve.into(), JsValue::from(ms)]);
     });
     let _ = JsFuture::from(promise).await;
 }
@@ -114,11 +115,7 @@ pub async fn wait_event(target: &web_sys::EventTarget, event: &str, timeout_ms: 
             on_event.unchecked_ref(),
             &opts,
         );
-        let _ = window().set_timeout_with_callback_and_timeout_and_arguments_1(
-            &resolve,
-            timeout_ms as i32,
-            &JsValue::FALSE,
-        );
+        let _ = call(&js_sys::global(), "setTimeout", &[resolve.into(), JsValue::from(timeout_ms), JsValue::FALSE]);
     });
     JsFuture::from(promise).await.map(|v| v.is_truthy()).unwrap_or(false)
 }

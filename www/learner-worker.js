@@ -1,0 +1,57 @@
+// The learner worker: DOM-Q-Net training runs here, in the same wasm module as the page, so the
+// page and its task iframes stay responsive. Environment calls go back to the page, which owns
+// the iframes (see training.js).
+import init, { Learner } from '../weblab.js';
+
+let nextId = 1;
+const pending = new Map();
+
+globalThis.weblabPost = (message) => postMessage(message);
+globalThis.weblabEnvCall = (request) => new Promise((resolve) => {
+  const id = nextId++;
+  pending.set(id, resolve);
+  postMessage({ kind: 'env', id, request });
+});
+
+const ready = init({ module_or_path: new URL('../weblab_bg.wasm', import.meta.url) }).then(() => new Learner());
+
+// A short description of the WebGPU adapter this browser offers, or null.
+async function describeAdapter() {
+  if (!navigator.gpu) return null;
+  try {
+    const adapter = await navigator.gpu.requestAdapter();
+    if (!adapter) return null;
+    const info = adapter.info || {};
+    const name = [info.vendor, info.architecture || info.device || info.description].filter(Boolean).join(' ') || 'unknown adapter';
+    const fallback = info.isFallbackAdapter ?? adapter.isFallbackAdapter;
+    return fallback ? `${name}, a software fallback` : name;
+  } catch {
+    return null;
+  }
+}
+
+onmessage = async (event) => {
+  const m = event.data;
+  if (m.kind === 'env-reply') {
+    const resolve = pending.get(m.id);
+    pending.delete(m.id);
+    if (resolve) resolve(m.reply);
+    return;
+  }
+  const learner = await ready;
+  switch (m.kind) {
+    case 'train': {
+      const adapter = m.request.backend === 'cpu' ? null : await describeAdapter();
+      try {
+        const done = await learner.train({ ...m.request, adapter }, m.checkpoint || undefined);
+        postMessage(done);
+      } catch (err) {
+        postMessage({ kind: 'error', message: String(err && err.message ? err.message : err) });
+      }
+      break;
+    }
+    case 'pause': learner.pause(Boolean(m.paused)); break;
+    case 'stop': learner.stop(); break;
+    case 'checkpoint': learner.requestCheckpoint(); break;
+  }
+};
