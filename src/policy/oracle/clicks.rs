@@ -1,5 +1,71 @@
 //! Scripts for click-test-2, click-button-sequence, click-link, click-dialog(-2), click-tab(-2), click-widget, click-collapsible, focus-text-2.
 
-use super::Entry;
+use super::{Entry, button, click, find};
+use crate::env::{Action, DomNode, Observation};
 
-pub(super) const SCRIPTS: &[Entry] = &[];
+pub(super) const SCRIPTS: &[Entry] = &[
+    ("click-test-2", named_button, other_button),
+    ("click-button-sequence", button_sequence, button_sequence_wrong),
+    ("click-link", click_link, click_link_wrong),
+    ("focus-text-2", focus_text_2, focus_text_2_wrong),
+];
+
+/// The button whose label is the `target` field (click-test-2, click-dialog-2).
+fn named_button(obs: &Observation) -> Option<Action> {
+    button(obs, obs.instruction.field("target")?).map(click)
+}
+
+/// Any other button.
+fn other_button(obs: &Observation) -> Option<Action> {
+    let target = obs.instruction.field("target")?;
+    find(obs, |n| n.tag == "BUTTON" && n.text != target).map(click)
+}
+
+/// ONE until it has been clicked (its `tampered` mark says so), then TWO.
+fn button_sequence(obs: &Observation) -> Option<Action> {
+    let one = button(obs, "ONE")?;
+    if one.tampered { button(obs, "TWO").map(click) } else { Some(click(one)) }
+}
+
+fn button_sequence_wrong(obs: &Observation) -> Option<Action> {
+    button(obs, "TWO").map(click)
+}
+
+fn link<'a>(obs: &'a Observation, pred: impl Fn(&str) -> bool) -> Option<&'a DomNode> {
+    find(obs, |n| n.tag == "A" && pred(&n.text))
+}
+
+fn click_link(obs: &Observation) -> Option<Action> {
+    let target = obs.instruction.field("target")?;
+    link(obs, |t| t == target).map(click)
+}
+
+fn click_link_wrong(obs: &Observation) -> Option<Action> {
+    let target = obs.instruction.field("target")?;
+    link(obs, |t| t != target).map(click)
+}
+
+/// Clicks the dialog's text instead of its close button: nothing happens, until the step limit.
+/// The named link if the open panel shows it; otherwise the first tab that is neither open nor
+/// already visited (visited tabs carry the `tampered` mark).
+/// The element tag of each widget kind click-widget names.
+/// Submit once the section is open (the button is only visible then), else the header.
+/// Keeps toggling the section and never submits: the step limit ends it.
+/// Index (0-based) of the textbox that the `target` ordinal ("1st", "2nd", ...) names.
+fn ordinal(obs: &Observation) -> Option<usize> {
+    let digits: String = obs.instruction.field("target")?.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse::<usize>().ok()?.checked_sub(1)
+}
+
+fn textboxes(obs: &Observation) -> Vec<&DomNode> {
+    obs.dom.nodes.iter().filter(|n| n.tag == "INPUT_text").collect()
+}
+
+fn focus_text_2(obs: &Observation) -> Option<Action> {
+    textboxes(obs).get(ordinal(obs)?).map(|n| click(n))
+}
+
+fn focus_text_2_wrong(obs: &Observation) -> Option<Action> {
+    let boxes = textboxes(obs);
+    boxes.get((ordinal(obs)? + 1) % boxes.len().max(1)).map(|n| click(n))
+}
