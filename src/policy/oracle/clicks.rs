@@ -7,6 +7,9 @@ pub(super) const SCRIPTS: &[Entry] = &[
     ("click-test-2", named_button, other_button),
     ("click-button-sequence", button_sequence, button_sequence_wrong),
     ("click-link", click_link, click_link_wrong),
+    ("click-dialog", click_dialog, click_dialog_wrong),
+    ("click-dialog-2", named_button, other_button),
+    ("click-collapsible", click_collapsible, click_collapsible_wrong),
     ("focus-text-2", focus_text_2, focus_text_2_wrong),
 ];
 
@@ -45,12 +48,28 @@ fn click_link_wrong(obs: &Observation) -> Option<Action> {
     link(obs, |t| t != target).map(click)
 }
 
+fn click_dialog(obs: &Observation) -> Option<Action> {
+    button(obs, "x").map(click)
+}
+
 /// Clicks the dialog's text instead of its close button: nothing happens, until the step limit.
+fn click_dialog_wrong(obs: &Observation) -> Option<Action> {
+    find(obs, |n| n.has_class("dialog-body")).map(click)
+}
+
 /// The named link if the open panel shows it; otherwise the first tab that is neither open nor
 /// already visited (visited tabs carry the `tampered` mark).
 /// The element tag of each widget kind click-widget names.
 /// Submit once the section is open (the button is only visible then), else the header.
+fn click_collapsible(obs: &Observation) -> Option<Action> {
+    button(obs, "Submit").or_else(|| find(obs, |n| n.has_class("section-head"))).map(click)
+}
+
 /// Keeps toggling the section and never submits: the step limit ends it.
+fn click_collapsible_wrong(obs: &Observation) -> Option<Action> {
+    find(obs, |n| n.has_class("section-head")).map(click)
+}
+
 /// Index (0-based) of the textbox that the `target` ordinal ("1st", "2nd", ...) names.
 fn ordinal(obs: &Observation) -> Option<usize> {
     let digits: String = obs.instruction.field("target")?.chars().take_while(char::is_ascii_digit).collect();
