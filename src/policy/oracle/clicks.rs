@@ -9,6 +9,9 @@ pub(super) const SCRIPTS: &[Entry] = &[
     ("click-link", click_link, click_link_wrong),
     ("click-dialog", click_dialog, click_dialog_wrong),
     ("click-dialog-2", named_button, other_button),
+    ("click-tab", click_tab, click_tab_wrong),
+    ("click-tab-2", click_tab_2, click_tab_2_wrong),
+    ("click-widget", click_widget, click_widget_wrong),
     ("click-collapsible", click_collapsible, click_collapsible_wrong),
     ("focus-text-2", focus_text_2, focus_text_2_wrong),
 ];
@@ -57,9 +60,58 @@ fn click_dialog_wrong(obs: &Observation) -> Option<Action> {
     find(obs, |n| n.has_class("dialog-body")).map(click)
 }
 
+fn tab<'a>(obs: &'a Observation, pred: impl Fn(&str) -> bool) -> Option<&'a DomNode> {
+    link(obs, |t| t.starts_with("Tab #") && pred(t))
+}
+
+fn click_tab(obs: &Observation) -> Option<Action> {
+    let want = format!("Tab #{}", obs.instruction.field("target")?);
+    tab(obs, |t| t == want).map(click)
+}
+
+fn click_tab_wrong(obs: &Observation) -> Option<Action> {
+    let want = format!("Tab #{}", obs.instruction.field("target")?);
+    tab(obs, |t| t != want).map(click)
+}
+
 /// The named link if the open panel shows it; otherwise the first tab that is neither open nor
 /// already visited (visited tabs carry the `tampered` mark).
+fn click_tab_2(obs: &Observation) -> Option<Action> {
+    let target = obs.instruction.field("target")?;
+    if let Some(a) = find(obs, |n| n.tag == "A" && n.has_class("word") && n.text == target) {
+        return Some(click(a));
+    }
+    let open = |n: &DomNode| n.parent.is_some_and(|p| obs.dom.nodes[p].has_class("active"));
+    find(obs, |n| n.tag == "A" && n.has_class("tab-link") && !open(n) && !n.tampered).map(click)
+}
+
+fn click_tab_2_wrong(obs: &Observation) -> Option<Action> {
+    let target = obs.instruction.field("target")?;
+    find(obs, |n| n.tag == "A" && n.has_class("word") && n.text != target).map(click)
+}
+
 /// The element tag of each widget kind click-widget names.
+fn widget_tag(kind: &str) -> Option<&'static str> {
+    Some(match kind {
+        "button" => "BUTTON",
+        "checkbox" => "INPUT_checkbox",
+        "radio" => "INPUT_radio",
+        "text" => "INPUT_text",
+        "textarea" => "TEXTAREA",
+        _ => return None,
+    })
+}
+
+fn click_widget(obs: &Observation) -> Option<Action> {
+    let tag = widget_tag(obs.instruction.field("target")?)?;
+    find(obs, |n| n.has_class("widget") && n.tag == tag).map(click)
+}
+
+fn click_widget_wrong(obs: &Observation) -> Option<Action> {
+    let tag = widget_tag(obs.instruction.field("target")?)?;
+    find(obs, |n| n.has_class("widget") && n.tag != tag).map(click)
+}
+
 /// Submit once the section is open (the button is only visible then), else the header.
 fn click_collapsible(obs: &Observation) -> Option<Action> {
     button(obs, "Submit").or_else(|| find(obs, |n| n.has_class("section-head"))).map(click)
