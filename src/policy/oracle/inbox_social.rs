@@ -31,7 +31,7 @@ fn subtree(obs: &Observation, root: usize) -> Vec<usize> {
 }
 
 /// The first node under `root` (inclusive) that matches.
-fn find_in<'a>(obs: &'a Observation, root: usize, pred: impl Fn(&DomNode) -> bool) -> Option<&'a DomNode> {
+fn find_in(obs: &Observation, root: usize, pred: impl Fn(&DomNode) -> bool) -> Option<&DomNode> {
     subtree(obs, root).into_iter().map(|i| &obs.dom.nodes[i]).find(|n| pred(n))
 }
 
