@@ -1,5 +1,338 @@
 //! Scripts for click-option, the click-checkboxes family, enter-text-dynamic, enter-password, choose-list, use-autocomplete, navigate-tree.
 
-use super::Entry;
+use super::{Entry, button, by_id, click, fill, find, idle_click};
+use crate::env::{Action, DomNode, Observation};
 
-pub(super) const SCRIPTS: &[Entry] = &[];
+pub(super) const SCRIPTS: &[Entry] = &[
+    ("click-option", click_option, click_option_wrong),
+    ("click-checkboxes", click_checkboxes, click_checkboxes_wrong),
+    ("click-checkboxes-large", click_checkboxes, click_checkboxes_wrong),
+    ("click-checkboxes-soft", click_checkboxes_soft, click_checkboxes_soft_wrong),
+    ("click-checkboxes-transfer", click_checkboxes, click_checkboxes_wrong),
+    ("enter-text-dynamic", enter_text_dynamic, enter_text_dynamic_wrong),
+    ("enter-password", enter_password, enter_password_wrong),
+    ("choose-list", choose_list, choose_list_wrong),
+    ("use-autocomplete", use_autocomplete, use_autocomplete_wrong),
+    ("navigate-tree", navigate_tree, navigate_tree_wrong),
+];
+
+// ------------------------------------------------------------------------------- helpers
+
+/// Inputs of one type (`INPUT_radio`, `INPUT_checkbox`) with the text of the label around them, in
+/// page order. The pages wrap each input and its text in a `<label>`.
+fn labelled<'a>(obs: &'a Observation, tag: &str) -> Vec<(&'a DomNode, String)> {
+    obs.dom
+        .nodes
+        .iter()
+        .filter(|n| n.tag == tag)
+        .map(|n| (n, n.parent.map(|p| obs.dom.subtree_text(p)).unwrap_or_default()))
+        .collect()
+}
+
+/// The comma-separated list in a field (empty entries dropped).
+fn list(field: &str) -> Vec<&str> {
+    field.split(',').map(str::trim).filter(|s| !s.is_empty()).collect()
+}
+
+/// Clicks the first checkbox whose state differs from `want(label)`; with none left, Submit.
+fn settle_checkboxes(obs: &Observation, want: impl Fn(&str) -> bool) -> Option<Action> {
+    let boxes = labelled(obs, "INPUT_checkbox");
+    if boxes.is_empty() {
+        return None;
+    }
+    match boxes.iter().find(|(n, label)| n.value.is_checked() != want(label)) {
+        Some((n, _)) => Some(click(n)),
+        None => button(obs, "Submit").map(click),
+    }
+}
+
+/// The label of the first checkbox on the page.
+fn first_checkbox_label(obs: &Observation) -> Option<String> {
+    labelled(obs, "INPUT_checkbox").into_iter().next().map(|(_, l)| l)
+}
+
+// ------------------------------------------------------------------------------- click-option
+
+fn choose_radio(obs: &Observation, pick: impl Fn(&str) -> bool) -> Option<Action> {
+    let radios = labelled(obs, "INPUT_radio");
+    let (radio, _) = radios.iter().find(|(_, label)| pick(label))?;
+    if radio.value.is_checked() { button(obs, "Submit").map(click) } else { Some(click(radio)) }
+}
+
+fn click_option(obs: &Observation) -> Option<Action> {
+    let target = obs.instruction.field("target")?;
+    choose_radio(obs, |label| label == target)
+}
+
+fn click_option_wrong(obs: &Observation) -> Option<Action> {
+    let target = obs.instruction.field("target")?;
+    choose_radio(obs, |label| label != target)
+}
+
+// ------------------------------------------------------------------------------- click-checkboxes family
+
+fn click_checkboxes(obs: &Observation) -> Option<Action> {
+    let targets = list(obs.instruction.field("targets")?);
+    settle_checkboxes(obs, |label| targets.contains(&label))
+}
+
+/// Gets every box right except the first one, then submits.
+fn click_checkboxes_wrong(obs: &Observation) -> Option<Action> {
+    let targets = list(obs.instruction.field("targets")?);
+    let first = first_checkbox_label(obs)?;
+    settle_checkboxes(obs, |label| targets.contains(&label) != (label == first))
+}
+
+/// Synonym groups of click-checkboxes-soft, as the page has them (without the family tags).
+/// `soft_groups_match_the_page` keeps the two in step.
+const SYNONYMS: &[&[&str]] = &[
+    &["big", "large", "huge", "enormous"],
+    &["small", "tiny", "little", "miniature"],
+    &["fast", "quick", "rapid", "speedy"],
+    &["slow", "sluggish", "leisurely"],
+    &["run", "sprint", "dash"],
+    &["walk", "stroll", "amble"],
+    &["jump", "leap", "hop"],
+    &["happy", "glad", "joyful", "cheerful"],
+    &["funny", "amusing", "hilarious", "comical"],
+    &["laugh", "giggle", "chuckle"],
+    &["sad", "unhappy", "gloomy", "miserable"],
+    &["cry", "weep", "sob"],
+    &["angry", "furious", "irate", "livid"],
+    &["hate", "loathe", "detest", "despise"],
+    &["fight", "battle", "brawl"],
+    &["love", "adore", "cherish"],
+    &["scared", "afraid", "frightened", "fearful"],
+    &["brave", "bold", "fearless", "courageous"],
+    &["smart", "clever", "intelligent", "brilliant"],
+    &["idea", "notion", "thought", "concept"],
+    &["rich", "wealthy", "affluent", "prosperous"],
+    &["poor", "needy", "impoverished", "penniless"],
+    &["money", "cash", "funds", "currency"],
+    &["buy", "purchase"],
+    &["begin", "start", "commence", "initiate"],
+    &["finish", "conclude", "complete"],
+    &["shout", "yell", "scream", "holler"],
+    &["loud", "noisy", "deafening"],
+    &["quiet", "silent", "hushed", "soundless"],
+    &["talk", "speak", "converse", "chat"],
+    &["house", "home", "dwelling", "residence"],
+    &["road", "street", "avenue"],
+    &["car", "automobile", "auto"],
+    &["boat", "ship", "vessel"],
+    &["trip", "journey", "voyage"],
+    &["cold", "chilly", "freezing", "icy"],
+    &["hot", "scorching", "boiling", "sweltering"],
+    &["wet", "damp", "moist", "soggy"],
+    &["dry", "arid", "parched"],
+    &["easy", "simple", "effortless"],
+    &["difficult", "hard", "tough", "challenging"],
+    &["pretty", "beautiful", "lovely", "gorgeous"],
+    &["ugly", "hideous", "unsightly"],
+    &["old", "ancient", "aged", "antique"],
+    &["new", "recent", "modern"],
+    &["help", "assist", "aid", "support"],
+    &["fix", "repair", "mend"],
+    &["break", "smash", "shatter"],
+    &["throw", "toss", "hurl", "fling"],
+    &["grab", "seize", "grasp", "clutch"],
+    &["gather", "collect", "assemble"],
+    &["sick", "ill", "unwell", "ailing"],
+    &["tired", "weary", "exhausted", "fatigued"],
+    &["sleep", "slumber", "doze", "nap"],
+    &["doctor", "physician", "medic"],
+    &["mistake", "error", "blunder", "fault"],
+    &["answer", "reply", "response"],
+    &["hide", "conceal", "stash"],
+    &["eat", "consume", "devour"],
+    &["hungry", "starving", "famished"],
+    &["child", "kid", "youngster"],
+    &["friend", "pal", "buddy", "companion"],
+    &["story", "tale", "narrative"],
+    &["picture", "image", "photo"],
+    &["rule", "law", "regulation"],
+    &["center", "middle", "core"],
+    &["edge", "border", "rim"],
+    &["top", "peak", "summit"],
+    &["dirty", "filthy", "grimy"],
+    &["clean", "spotless", "pristine"],
+    &["garbage", "trash", "rubbish", "junk"],
+    &["strange", "weird", "odd", "bizarre"],
+    &["smell", "odor", "scent", "aroma"],
+    &["forest", "woods", "woodland"],
+    &["ocean", "sea"],
+    &["thin", "slim", "slender", "skinny"],
+];
+
+fn synonym_group(word: &str) -> Option<usize> {
+    let w = word.trim().to_lowercase();
+    SYNONYMS.iter().position(|g| g.contains(&w.as_str()))
+}
+
+/// For each box: does its label mean one of the named words? `None` if a word is unknown.
+fn soft_wanted(obs: &Observation) -> Option<Vec<(String, bool)>> {
+    let named: Vec<usize> = list(obs.instruction.field("targets")?).into_iter().map(synonym_group).collect::<Option<_>>()?;
+    labelled(obs, "INPUT_checkbox")
+        .into_iter()
+        .map(|(_, label)| synonym_group(&label).map(|g| (label, named.contains(&g))))
+        .collect()
+}
+
+fn click_checkboxes_soft(obs: &Observation) -> Option<Action> {
+    let wanted = soft_wanted(obs)?;
+    settle_checkboxes(obs, |label| wanted.iter().any(|(l, w)| l == label && *w))
+}
+
+fn click_checkboxes_soft_wrong(obs: &Observation) -> Option<Action> {
+    let wanted = soft_wanted(obs)?;
+    let first = first_checkbox_label(obs)?;
+    settle_checkboxes(obs, |label| wanted.iter().any(|(l, w)| l == label && *w) != (label == first))
+}
+
+// ------------------------------------------------------------------------------- text entry
+
+fn enter_text_dynamic(obs: &Observation) -> Option<Action> {
+    let input = find(obs, |n| n.tag == "INPUT_text")?;
+    fill(input, obs.instruction.field("target")?).or_else(|| button(obs, "Submit").map(click))
+}
+
+/// Types the word without its last character (the words have at least two) and submits.
+fn enter_text_dynamic_wrong(obs: &Observation) -> Option<Action> {
+    let input = find(obs, |n| n.tag == "INPUT_text")?;
+    let target = obs.instruction.field("target")?;
+    let short: String = target.chars().take(target.chars().count().saturating_sub(1)).collect();
+    fill(input, &short).or_else(|| button(obs, "Submit").map(click))
+}
+
+fn enter_password(obs: &Observation) -> Option<Action> {
+    let target = obs.instruction.field("target")?;
+    fill(by_id(obs, "password")?, target)
+        .or_else(|| fill(by_id(obs, "verify")?, target))
+        .or_else(|| button(obs, "Submit").map(click))
+}
+
+/// A typo in the confirmation field.
+fn enter_password_wrong(obs: &Observation) -> Option<Action> {
+    let target = obs.instruction.field("target")?;
+    fill(by_id(obs, "password")?, target)
+        .or_else(|| fill(by_id(obs, "verify")?, &format!("{target}1")))
+        .or_else(|| button(obs, "Submit").map(click))
+}
+
+// ------------------------------------------------------------------------------- choose-list
+
+fn select_then_submit(obs: &Observation, option: &str) -> Option<Action> {
+    let select = find(obs, |n| n.tag == "SELECT")?;
+    if select.text != option {
+        Some(Action::Select(select.r#ref, option.to_string()))
+    } else {
+        button(obs, "Submit").map(click)
+    }
+}
+
+fn choose_list(obs: &Observation) -> Option<Action> {
+    select_then_submit(obs, obs.instruction.field("target")?)
+}
+
+fn choose_list_wrong(obs: &Observation) -> Option<Action> {
+    let target = obs.instruction.field("target")?;
+    let select = find(obs, |n| n.tag == "SELECT")?;
+    let other = select.options.iter().find(|o| *o != target)?;
+    select_then_submit(obs, other)
+}
+
+// ------------------------------------------------------------------------------- use-autocomplete
+
+fn fits(item: &str, start: &str, end: &str) -> bool {
+    let (i, s, e) = (item.to_lowercase(), start.to_lowercase(), end.to_lowercase());
+    i.starts_with(&s) && i.ends_with(&e) && i.chars().count() > s.chars().count()
+}
+
+/// Type the start, click the suggestion that fits, submit.
+fn use_autocomplete(obs: &Observation) -> Option<Action> {
+    let start = obs.instruction.field("start")?;
+    let end = obs.instruction.field("end").unwrap_or("");
+    let input = by_id(obs, "ac-input")?;
+    let value = input.value.as_text().unwrap_or("");
+    if value.is_empty() {
+        return Some(Action::Type(input.r#ref, start.to_string()));
+    }
+    if let Some(s) = find(obs, |n| n.has_class("ac-item") && n.text != value && fits(&n.text, start, end)) {
+        return Some(click(s));
+    }
+    button(obs, "Submit").map(click)
+}
+
+/// Types the start and submits it as it is, without completing the name.
+fn use_autocomplete_wrong(obs: &Observation) -> Option<Action> {
+    let start = obs.instruction.field("start")?;
+    let input = by_id(obs, "ac-input")?;
+    fill(input, start).or_else(|| button(obs, "Submit").map(click))
+}
+
+// ------------------------------------------------------------------------------- navigate-tree
+
+/// The arrow of the first closed folder in view.
+fn closed_folder_toggle(obs: &Observation) -> Option<&DomNode> {
+    find(obs, |n| n.has_class("toggle") && n.parent.is_some_and(|p| obs.dom.nodes[p].has_class("collapsed")))
+}
+
+/// Click the target when it is in view; otherwise open a closed folder (only closed folders can
+/// hide it).
+fn navigate_tree(obs: &Observation) -> Option<Action> {
+    let target = obs.instruction.field("target")?;
+    match find(obs, |n| n.has_class("name") && n.text == target) {
+        Some(n) => Some(click(n)),
+        None => closed_folder_toggle(obs).map(click),
+    }
+}
+
+/// Clicks a file that is not the target, opening folders until one is in view.
+fn navigate_tree_wrong(obs: &Observation) -> Option<Action> {
+    let target = obs.instruction.field("target")?;
+    let is_file = |n: &DomNode| n.parent.is_some_and(|p| obs.dom.nodes[p].has_class("file"));
+    match find(obs, |n| n.has_class("name") && n.text != target && is_file(n)) {
+        Some(n) => Some(click(n)),
+        None => closed_folder_toggle(obs).map(click).or_else(|| idle_click(obs)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::env::task::embedded_files;
+
+    /// The page's groups, each without its leading family tag.
+    fn page_groups() -> Vec<Vec<String>> {
+        let html = embedded_files().iter().find(|(p, _)| *p == "click-checkboxes-soft.html").expect("page").1;
+        let start = html.find("var GROUPS = [").expect("GROUPS in the page");
+        let body = &html[start..start + html[start..].find("];").expect("end of GROUPS")];
+        body.lines()
+            .filter(|l| l.trim_start().starts_with("['"))
+            .map(|l| l.split('\'').skip(1).step_by(2).skip(1).map(str::to_string).collect())
+            .collect()
+    }
+
+    #[test]
+    fn soft_groups_match_the_page() {
+        let page = page_groups();
+        let ours: Vec<Vec<String>> = SYNONYMS.iter().map(|g| g.iter().map(|w| w.to_string()).collect()).collect();
+        assert!(page.len() > 40, "parsed only {} groups", page.len());
+        assert_eq!(page, ours);
+        let mut all: Vec<&str> = SYNONYMS.iter().flat_map(|g| g.iter().copied()).collect();
+        let n = all.len();
+        all.sort();
+        all.dedup();
+        assert_eq!(all.len(), n, "a word sits in two groups");
+    }
+
+    #[test]
+    fn autocomplete_fit_needs_more_than_the_start() {
+        assert!(fits("Cambodia", "Cam", "a"));
+        assert!(!fits("Cameroon", "Cam", "a"));
+        assert!(!fits("Cam", "Cam", ""));
+        assert!(fits("Russia", "rus", ""));
+        assert_eq!(list(" a, b ,,c "), ["a", "b", "c"]);
+        assert!(list("").is_empty());
+    }
+}
