@@ -1,5 +1,94 @@
 //! Scripts for choose-date, search-engine, multi-orderings, multi-layouts, book-flight.
 
-use super::Entry;
+use super::{Entry, button, by_id, click, find};
+use crate::env::{Action, DomNode, Observation};
 
-pub(super) const SCRIPTS: &[Entry] = &[];
+pub(super) const SCRIPTS: &[Entry] = &[
+    ("choose-date", choose_date, choose_date_wrong),
+];
+
+const MONTHS: [&str; 12] = [
+    "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November",
+    "December",
+];
+
+// ------------------------------------------------------------------------------- tree helpers
+
+fn text_value(n: &DomNode) -> &str {
+    n.value.as_text().unwrap_or("")
+}
+
+// ------------------------------------------------------------------------------- date picker
+// The calendar of choose-date and book-flight: field #datepicker, popup #cal with #cal-title
+// ("November 2016"), #cal-prev, #cal-next and day links `a.cal-day`.
+
+/// "MM/DD/YYYY" as (year, month 1-12, day).
+fn parse_date(s: &str) -> Option<(i32, u32, u32)> {
+    let mut it = s.trim().split('/');
+    let m = it.next()?.parse().ok()?;
+    let d = it.next()?.parse().ok()?;
+    let y = it.next()?.parse().ok()?;
+    (it.next().is_none() && (1..=12).contains(&m)).then_some((y, m, d))
+}
+
+/// "November 2016" as (year, month 1-12).
+fn parse_month_title(s: &str) -> Option<(i32, u32)> {
+    let mut it = s.split_whitespace();
+    let name = it.next()?;
+    let m = MONTHS.iter().position(|&n| n == name)? as u32 + 1;
+    Some((it.next()?.parse().ok()?, m))
+}
+
+/// The next calendar action that brings the date field to `want`; `None` once it holds it.
+fn date_step(obs: &Observation, want: &str) -> Option<Action> {
+    let input = by_id(obs, "datepicker")?;
+    if text_value(input).trim() == want {
+        return None;
+    }
+    let (y, m, d) = parse_date(want)?;
+    let Some((vy, vm)) = by_id(obs, "cal-title").and_then(|t| parse_month_title(&t.text)) else {
+        // The calendar is closed: open it.
+        return Some(click(input));
+    };
+    let (target, shown) = (y * 12 + m as i32, vy * 12 + vm as i32);
+    if target < shown {
+        return by_id(obs, "cal-prev").map(click);
+    }
+    if target > shown {
+        return by_id(obs, "cal-next").map(click);
+    }
+    let day = d.to_string();
+    find(obs, |n| n.tag == "A" && n.has_class("cal-day") && n.text == day).map(click)
+}
+
+fn instructed_date(obs: &Observation) -> Option<(u32, u32, String)> {
+    let f = |k| obs.instruction.field(k);
+    Some((f("month")?.parse().ok()?, f("day")?.parse().ok()?, f("year")?.to_string()))
+}
+
+// ------------------------------------------------------------------------------- choose-date
+
+fn choose_date(obs: &Observation) -> Option<Action> {
+    let (m, d, y) = instructed_date(obs)?;
+    date_step(obs, &format!("{m:02}/{d:02}/{y}")).or_else(|| button(obs, "Submit").map(click))
+}
+
+/// Picks a neighbouring day of the right month, then submits.
+fn choose_date_wrong(obs: &Observation) -> Option<Action> {
+    let (m, d, y) = instructed_date(obs)?;
+    let other = if d == 1 { 2 } else { d - 1 };
+    date_step(obs, &format!("{m:02}/{other:02}/{y}")).or_else(|| button(obs, "Submit").map(click))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn date_parsers() {
+        assert_eq!(parse_date("03/09/2016"), Some((2016, 3, 9)));
+        assert_eq!(parse_date("13/09/2016"), None);
+        assert_eq!(parse_month_title("November 2016"), Some((2016, 11)));
+        assert_eq!(parse_month_title("Nov 2016"), None);
+    }
+}
