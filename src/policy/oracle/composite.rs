@@ -1,10 +1,11 @@
 //! Scripts for choose-date, search-engine, multi-orderings, multi-layouts, book-flight.
 
-use super::{Entry, button, by_id, click, find};
+use super::{Entry, button, by_id, click, fill, find};
 use crate::env::{Action, DomNode, Observation};
 
 pub(super) const SCRIPTS: &[Entry] = &[
     ("choose-date", choose_date, choose_date_wrong),
+    ("search-engine", search_engine, search_engine_wrong),
 ];
 
 const MONTHS: [&str; 12] = [
@@ -78,6 +79,41 @@ fn choose_date_wrong(obs: &Observation) -> Option<Action> {
     let (m, d, y) = instructed_date(obs)?;
     let other = if d == 1 { 2 } else { d - 1 };
     date_step(obs, &format!("{m:02}/{other:02}/{y}")).or_else(|| button(obs, "Submit").map(click))
+}
+
+// ------------------------------------------------------------------------------- search-engine
+// Search box #search-text and a Search button; results `a.result-title`, three to a page, with
+// page links `a.page-link` (the shown page has class `active`).
+
+const RESULTS_PER_PAGE: usize = 3;
+
+fn search_and_click(obs: &Observation, rank: usize) -> Option<Action> {
+    let query = obs.instruction.field("query")?;
+    let input = by_id(obs, "search-text")?;
+    if let Some(a) = fill(input, query) {
+        return Some(a);
+    }
+    let results: Vec<&DomNode> = obs.dom.nodes.iter().filter(|n| n.has_class("result-title")).collect();
+    if results.is_empty() {
+        return button(obs, "Search").map(click);
+    }
+    let page = ((rank - 1) / RESULTS_PER_PAGE + 1).to_string();
+    let shown = find(obs, |n| n.has_class("page-link") && n.has_class("active"))?;
+    if shown.text != page {
+        return find(obs, |n| n.has_class("page-link") && n.text == page).map(click);
+    }
+    results.get((rank - 1) % RESULTS_PER_PAGE).map(|n| click(n))
+}
+
+fn search_engine(obs: &Observation) -> Option<Action> {
+    let rank: usize = obs.instruction.field("rank")?.parse().ok()?;
+    search_and_click(obs, rank.max(1))
+}
+
+/// Searches correctly, then clicks the first result (the second when the first is wanted).
+fn search_engine_wrong(obs: &Observation) -> Option<Action> {
+    let rank: usize = obs.instruction.field("rank")?.parse().ok()?;
+    search_and_click(obs, if rank == 1 { 2 } else { 1 })
 }
 
 #[cfg(test)]
