@@ -1,11 +1,13 @@
 //! Scripts for choose-date, search-engine, multi-orderings, multi-layouts, book-flight.
 
 use super::{Entry, button, by_id, click, fill, find};
-use crate::env::{Action, DomNode, Observation};
+use crate::env::{Action, DomGraph, DomNode, Observation};
 
 pub(super) const SCRIPTS: &[Entry] = &[
     ("choose-date", choose_date, choose_date_wrong),
     ("search-engine", search_engine, search_engine_wrong),
+    ("multi-orderings", movie_form, movie_form_wrong),
+    ("multi-layouts", movie_form, movie_form_wrong),
 ];
 
 const MONTHS: [&str; 12] = [
@@ -14,6 +16,21 @@ const MONTHS: [&str; 12] = [
 ];
 
 // ------------------------------------------------------------------------------- tree helpers
+
+/// Indices of the node at `i` and everything under it, in document order.
+fn subtree(dom: &DomGraph, i: usize) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut stack = vec![i];
+    while let Some(j) = stack.pop() {
+        out.push(j);
+        stack.extend(dom.nodes[j].children.iter().rev());
+    }
+    out
+}
+
+fn position(obs: &Observation, pred: impl Fn(&DomNode) -> bool) -> Option<usize> {
+    obs.dom.nodes.iter().position(pred)
+}
 
 fn text_value(n: &DomNode) -> &str {
     n.value.as_text().unwrap_or("")
@@ -116,6 +133,63 @@ fn search_engine_wrong(obs: &Observation) -> Option<Action> {
     search_and_click(obs, if rank == 1 { 2 } else { 1 })
 }
 
+// ------------------------------------------------------------------------------- multi-*
+// A form with captions Genre / Director / Year. Each caption sits in a container (label, row,
+// table row) with its control: a text field, a drop-down list, or radio buttons labelled with the
+// choices. The control of a caption is the one in its smallest enclosing container that has one.
+
+fn is_control(n: &DomNode) -> bool {
+    n.tag == "SELECT" || n.tag == "INPUT_radio" || n.accepts_text()
+}
+
+fn caption_is(text: &str, key: &str) -> bool {
+    text.trim().trim_end_matches(':').trim().eq_ignore_ascii_case(key)
+}
+
+/// The next action that sets the field captioned `key` to `want`; `None` once it holds it.
+fn form_field_step(obs: &Observation, key: &str, want: &str) -> Option<Action> {
+    let dom = &obs.dom;
+    let cap = position(obs, |n| n.is_leaf() && caption_is(&n.text, key))?;
+    let mut up = dom.nodes[cap].parent;
+    while let Some(p) = up {
+        let controls: Vec<&DomNode> = subtree(dom, p).into_iter().map(|i| &dom.nodes[i]).filter(|n| is_control(n)).collect();
+        if let Some(first) = controls.first() {
+            return match first.tag.as_str() {
+                "SELECT" => (!first.text.trim().eq_ignore_ascii_case(want)).then(|| Action::Select(first.r#ref, want.to_string())),
+                "INPUT_radio" => {
+                    let radio = controls.iter().find(|r| {
+                        let label = dom.index_of(r.r#ref).and_then(|i| dom.nodes[i].parent);
+                        label.is_some_and(|l| dom.subtree_text(l).trim().eq_ignore_ascii_case(want))
+                    })?;
+                    (!radio.value.is_checked()).then(|| click(radio))
+                }
+                _ => fill(first, want),
+            };
+        }
+        up = dom.nodes[p].parent;
+    }
+    None
+}
+
+fn fill_movie_form(obs: &Observation, director: &str) -> Option<Action> {
+    let genre = obs.instruction.field("genre")?;
+    let year = obs.instruction.field("year")?;
+    form_field_step(obs, "genre", genre)
+        .or_else(|| form_field_step(obs, "director", director))
+        .or_else(|| form_field_step(obs, "year", year))
+        .or_else(|| button(obs, "Submit").map(click))
+}
+
+fn movie_form(obs: &Observation) -> Option<Action> {
+    fill_movie_form(obs, obs.instruction.field("director")?)
+}
+
+/// Fills everything but misspells the director, then submits.
+fn movie_form_wrong(obs: &Observation) -> Option<Action> {
+    let wrong = format!("{}x", obs.instruction.field("director")?);
+    fill_movie_form(obs, &wrong)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,5 +200,10 @@ mod tests {
         assert_eq!(parse_date("13/09/2016"), None);
         assert_eq!(parse_month_title("November 2016"), Some((2016, 11)));
         assert_eq!(parse_month_title("Nov 2016"), None);
+    }
+
+    #[test]
+    fn form_captions() {
+        assert!(caption_is("Genre:", "genre") && caption_is(" Year ", "year") && !caption_is("Genres", "genre"));
     }
 }
