@@ -8,6 +8,7 @@ pub(super) const SCRIPTS: &[Entry] = &[
     ("search-engine", search_engine, search_engine_wrong),
     ("multi-orderings", movie_form, movie_form_wrong),
     ("multi-layouts", movie_form, movie_form_wrong),
+    ("book-flight", book_flight, book_flight_wrong),
 ];
 
 const MONTHS: [&str; 12] = [
@@ -190,6 +191,87 @@ fn movie_form_wrong(obs: &Observation) -> Option<Action> {
     fill_movie_form(obs, &wrong)
 }
 
+// ------------------------------------------------------------------------------- book-flight
+// Form: #flight-from / #flight-to with suggestion lists #from-list / #to-list ("City, ST (CODE)"),
+// the date field with its calendar, a Search button. Results: `.flight` cards with `.fl-dur`
+// ("2h 05m" or "45m"), `.fl-price` ("$312") and a Book button.
+
+/// Whether an airport label "City, ST (CODE)" is the airport the instruction names by city or code.
+fn airport_is(label: &str, named: &str) -> bool {
+    let is_code = named.len() == 3 && named.chars().all(|c| c.is_ascii_uppercase());
+    if is_code { label.ends_with(&format!("({named})")) } else { label.starts_with(&format!("{named} (")) }
+}
+
+/// The next action that makes the airport field `input_id` hold the airport `named`; `None` once
+/// it does.
+fn airport_step(obs: &Observation, input_id: &str, list_id: &str, named: &str) -> Option<Action> {
+    let input = by_id(obs, input_id)?;
+    let value = text_value(input).trim();
+    if airport_is(value, named) {
+        return None;
+    }
+    if let Some(list) = position(obs, |n| n.id == list_id) {
+        let pick = subtree(&obs.dom, list).into_iter().map(|i| &obs.dom.nodes[i]).find(|n| n.tag == "LI" && airport_is(&n.text, named));
+        if let Some(li) = pick {
+            return Some(click(li));
+        }
+    }
+    // Type the name to get suggestions; with text already there, a click shows them again.
+    if value.is_empty() { Some(Action::Type(input.r#ref, named.to_string())) } else { Some(click(input)) }
+}
+
+/// "2h 05m" or "45m" as minutes.
+fn parse_duration(s: &str) -> Option<u32> {
+    s.split_whitespace().try_fold(0, |acc, part| {
+        if let Some(h) = part.strip_suffix('h') {
+            Some(acc + h.parse::<u32>().ok()? * 60)
+        } else {
+            Some(acc + part.strip_suffix('m')?.parse::<u32>().ok()?)
+        }
+    })
+}
+
+fn book(obs: &Observation, worst: bool) -> Option<Action> {
+    let criterion = obs.instruction.field("criterion")?;
+    let dom = &obs.dom;
+    let mut choice: Option<(i64, &DomNode)> = None;
+    for card in (0..dom.nodes.len()).filter(|&i| dom.nodes[i].has_class("flight")) {
+        let nodes: Vec<&DomNode> = subtree(dom, card).into_iter().map(|i| &dom.nodes[i]).collect();
+        let text_of = |class: &str| nodes.iter().find(|n| n.has_class(class)).map(|n| n.text.trim().to_string());
+        let key = if criterion == "cheapest" {
+            text_of("fl-price")?.trim_start_matches('$').parse::<i64>().ok()?
+        } else {
+            parse_duration(&text_of("fl-dur")?)? as i64
+        };
+        let key = if worst { -key } else { key };
+        let book = nodes.iter().find(|n| n.tag == "BUTTON")?;
+        if choice.is_none_or(|(k, _)| key < k) {
+            choice = Some((key, book));
+        }
+    }
+    choice.map(|(_, b)| click(b))
+}
+
+fn search_then_book(obs: &Observation, worst: bool) -> Option<Action> {
+    if obs.dom.nodes.iter().any(|n| n.has_class("flight")) {
+        return book(obs, worst);
+    }
+    let f = |k| obs.instruction.field(k);
+    airport_step(obs, "flight-from", "from-list", f("from")?)
+        .or_else(|| airport_step(obs, "flight-to", "to-list", f("to")?))
+        .or_else(|| date_step(obs, f("date")?))
+        .or_else(|| button(obs, "Search").map(click))
+}
+
+fn book_flight(obs: &Observation) -> Option<Action> {
+    search_then_book(obs, false)
+}
+
+/// Searches correctly, then books the most expensive (or longest) flight.
+fn book_flight_wrong(obs: &Observation) -> Option<Action> {
+    search_then_book(obs, true)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -205,5 +287,21 @@ mod tests {
     #[test]
     fn form_captions() {
         assert!(caption_is("Genre:", "genre") && caption_is(" Year ", "year") && !caption_is("Genres", "genre"));
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("2h 05m"), Some(125));
+        assert_eq!(parse_duration("45m"), Some(45));
+        assert_eq!(parse_duration("45"), None);
+    }
+
+    #[test]
+    fn airports_by_city_or_code() {
+        assert!(airport_is("Portland, OR (PDX)", "Portland, OR"));
+        assert!(!airport_is("Portland, ME (PWM)", "Portland, OR"));
+        assert!(airport_is("Lexington, KY (LEX)", "LEX"));
+        assert!(!airport_is("Lexington, KY (LEX)", "Lexington"));
+        assert!(!airport_is("LEX", "LEX"));
     }
 }
