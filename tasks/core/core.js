@@ -133,7 +133,7 @@
   core.startEpisode = function () {
     ensureChrome();
     document.getElementById('sync-task-cover').style.display = 'block';
-    renderDisplay();
+    scheduleDisplay();
   };
 
   core.startEpisodeReal = function () {
@@ -154,7 +154,7 @@
     core.heldSince = null;
     core.heldTotal = 0;
     armTimer();
-    tick();
+    if (!tickQueued) { tickQueued = true; setTimeout(tick, 250); }
   };
 
   // Only the first terminal event of an episode counts.
@@ -198,6 +198,15 @@
     document.body.appendChild(panel);
   }
 
+  // The panel is for people: redraw it at most once per frame, however many episodes an agent
+  // finishes in between (each redraw would cost the agent a layout).
+  let displayQueued = false;
+  function scheduleDisplay() {
+    if (displayQueued) return;
+    displayQueued = true;
+    requestAnimationFrame(function () { displayQueued = false; renderDisplay(); });
+  }
+
   function renderDisplay() {
     const h = core.history;
     if (!document.getElementById('rd-last')) return;
@@ -215,10 +224,13 @@
   }
 
   // The time bar is cosmetic; it is redrawn a few times a second while an episode runs.
+  let tickQueued = false;
   function tick() {
+    tickQueued = false;
     const bar = document.getElementById('rd-time');
     if (!bar || core.EP_TIMER === null) return;
     bar.style.width = (100 * core.timeLeft() / core.EPISODE_MAX_TIME).toFixed(1) + '%';
+    tickQueued = true;
     setTimeout(tick, 250);
   }
 
