@@ -279,6 +279,29 @@ async fn bad_task_sources_get_clear_errors_and_the_env_keeps_working() {
 }
 
 #[wasm_bindgen_test]
+async fn a_page_that_throws_while_loading_is_reported_with_its_exception() {
+    let mut env = IframeEnv::new(new_frame(), EnvConfig::default());
+    // genProblem is assigned after the line that throws, so the page never gets one.
+    let page = fixture_page("load-thrower", "var WORDS = loadWords();\nwindow.genProblem = function () {};");
+    let e = env.reset(&page, 1).await.unwrap_err();
+    assert!(matches!(e, EnvError::PageThrew { .. }), "{e}");
+    let text = e.to_string();
+    assert!(text.contains("loadWords is not defined") && text.contains("while loading"), "{text}");
+
+    let page = fixture_page("syntax-error", "function genProblem( {");
+    let e = env.reset(&page, 1).await.unwrap_err();
+    assert!(matches!(e, EnvError::PageThrew { .. }) && e.to_string().contains("SyntaxError"), "{e}");
+
+    // Nothing threw on this one: it just is not a task page, and says what it lacks.
+    let page = fixture_page("no-generator", "var nothing = 1;");
+    let e = env.reset(&page, 1).await.unwrap_err();
+    assert!(matches!(e, EnvError::NotATaskPage { .. }) && e.to_string().contains("genProblem()"), "{e}");
+
+    let obs = env.reset(&fixture_page("kitchen-sink", KITCHEN_SINK), 3).await.unwrap();
+    assert!(!obs.dom.nodes.is_empty(), "the environment still works");
+}
+
+#[wasm_bindgen_test]
 async fn navigating_away_ends_the_episode_with_a_message() {
     let script = r##"
 function genProblem() {

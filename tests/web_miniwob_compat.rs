@@ -13,7 +13,7 @@ use weblab::web::IframeEnv;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-const CORE: &str = include_str!("fixtures/miniwob-style/core.js");
+const CORE: &str = include_str!("fixtures/miniwob-style/core/core.js");
 
 fn page(name: &str, html: &str) -> TaskSpec {
     TaskSpec::Inline {

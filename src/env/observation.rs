@@ -176,3 +176,155 @@ impl DomGraph {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::env::instruction::Field;
+
+    fn node(r: NodeRef, parent: Option<usize>, tag: &str, text: &str) -> DomNode {
+        DomNode {
+            r#ref: r,
+            parent,
+            children: Vec::new(),
+            tag: tag.into(),
+            text: text.into(),
+            value: NodeValue::None,
+            id: String::new(),
+            classes: Vec::new(),
+            rect: Rect { left: 1.0, top: 2.0, width: 30.0, height: 10.0 },
+            focused: false,
+            tampered: false,
+            options: Vec::new(),
+        }
+    }
+
+    /// BODY > DIV(#form) > [t "Name", INPUT_text, BUTTON "Go"], BODY > A "help"; children linked.
+    fn sample() -> DomGraph {
+        let mut nodes = vec![
+            node(1, None, "BODY", ""),
+            node(2, Some(0), "DIV", ""),
+            node(3, Some(1), TEXT_TAG, "Name"),
+            node(4, Some(1), "INPUT_text", ""),
+            node(5, Some(1), "BUTTON", "Go"),
+            node(6, Some(0), "A", "help"),
+        ];
+        nodes[1].id = "form".into();
+        nodes[1].classes = vec!["box".into(), "wide".into()];
+        nodes[3].value = NodeValue::Text("Ann".into());
+        nodes[3].focused = true;
+        nodes[4].tampered = true;
+        for i in 0..nodes.len() {
+            if let Some(p) = nodes[i].parent {
+                nodes[p].children.push(i);
+            }
+        }
+        DomGraph { nodes, truncated: 0 }
+    }
+
+    #[test]
+    fn a_well_formed_graph_validates() {
+        sample().validate().unwrap();
+        DomGraph::default().validate().unwrap();
+    }
+
+    #[test]
+    fn validate_names_each_broken_invariant() {
+        let mut g = sample();
+        g.nodes[5].r#ref = 2;
+        assert_eq!(g.validate().unwrap_err(), "ref 2 appears twice");
+
+        let mut g = sample();
+        g.nodes[5].parent = None;
+        g.nodes[0].children.retain(|&c| c != 5);
+        assert_eq!(g.validate().unwrap_err(), "node 5 has no parent but is not the root");
+
+        // A node listed before its parent (not preorder).
+        let mut g = sample();
+        g.nodes[2].parent = Some(4);
+        g.nodes[1].children.retain(|&c| c != 2);
+        g.nodes[4].children.push(2);
+        assert_eq!(g.validate().unwrap_err(), "node 2 comes before its parent 4");
+
+        let mut g = sample();
+        g.nodes[1].children.retain(|&c| c != 3);
+        assert_eq!(g.validate().unwrap_err(), "node 3 is missing from its parent's children");
+
+        let mut g = sample();
+        g.nodes[0].children.push(3);
+        assert_eq!(g.validate().unwrap_err(), "child 3 of node 0 does not point back");
+
+        let mut g = sample();
+        g.nodes[0].children.push(99);
+        assert_eq!(g.validate().unwrap_err(), "child 99 of node 0 does not point back");
+    }
+
+    #[test]
+    fn leaves_edges_lookup_and_text() {
+        let g = sample();
+        let leaves: Vec<NodeRef> = g.leaves().map(|n| n.r#ref).collect();
+        assert_eq!(leaves, [3, 4, 5, 6], "leaves in document order, text nodes included");
+        assert!(g.nodes[2].is_text() && !g.nodes[3].is_text());
+
+        let edges: Vec<(usize, usize)> = g.edges().collect();
+        assert_eq!(edges, [(0, 1), (1, 2), (1, 3), (1, 4), (0, 5)]);
+        assert_eq!(edges.len(), g.nodes.len() - 1, "a tree has one edge per non-root node");
+
+        assert_eq!(g.get(5).map(|n| n.text.as_str()), Some("Go"));
+        assert_eq!(g.index_of(6), Some(5));
+        assert!(g.get(7).is_none() && g.index_of(7).is_none());
+        assert_eq!(g.subtree_text(1), "Name Go");
+        assert_eq!(g.subtree_text(0), "Name Go help");
+        assert!(g.nodes[1].has_class("wide") && !g.nodes[1].has_class("wid"));
+        assert!(g.nodes[3].accepts_text() && !g.nodes[4].accepts_text());
+        assert_eq!(g.nodes[3].rect.center(), (16.0, 7.0));
+    }
+
+    #[test]
+    fn node_values() {
+        assert_eq!(NodeValue::Text("x".into()).as_text(), Some("x"));
+        assert_eq!(NodeValue::Checked(true).as_text(), None);
+        assert!(NodeValue::Checked(true).is_checked());
+        assert!(!NodeValue::Checked(false).is_checked() && !NodeValue::None.is_checked());
+    }
+
+    #[test]
+    fn observations_survive_a_json_round_trip() {
+        let mut dom = sample();
+        dom.truncated = 3;
+        dom.nodes[4].value = NodeValue::Checked(false);
+        dom.nodes[5].tag = "SELECT".into();
+        dom.nodes[5].options = vec!["Apple".into(), "Banana".into()];
+        let obs = Observation {
+            instruction: Instruction::new("Enter \"Ann\".", vec![Field { key: "target".into(), value: "Ann".into() }]),
+            dom,
+            page: 2,
+        };
+        let json = serde_json::to_string(&obs).unwrap();
+        let back: Observation = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, obs);
+
+        // The wire format the app's JavaScript reads.
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let n = &v["dom"]["nodes"];
+        assert_eq!(n[0]["ref"], 1);
+        assert_eq!(n[0]["parent"], serde_json::Value::Null);
+        assert_eq!(n[1]["children"], serde_json::json!([2, 3, 4]));
+        assert_eq!(n[0]["value"], serde_json::Value::Null, "no value is null");
+        assert_eq!(n[3]["value"], "Ann", "text values are plain strings");
+        assert_eq!(n[4]["value"], false, "checked states are plain booleans");
+        assert!(n[0].get("options").is_none(), "empty option lists are left out");
+        assert_eq!(n[5]["options"], serde_json::json!(["Apple", "Banana"]));
+    }
+
+    #[test]
+    fn older_observations_without_page_or_truncated_still_load() {
+        let json = r#"{"instruction":{"utterance":"u","tokens":["u"],"fields":[]},
+            "dom":{"nodes":[{"ref":1,"parent":null,"children":[],"tag":"BODY","text":"","value":null,
+            "id":"","classes":[],"rect":{"left":0,"top":0,"width":160,"height":210},"focused":true,"tampered":false}]}}"#;
+        let obs: Observation = serde_json::from_str(json).unwrap();
+        assert_eq!((obs.page, obs.dom.truncated), (0, 0));
+        assert!(obs.dom.nodes[0].options.is_empty());
+        obs.dom.validate().unwrap();
+    }
+}

@@ -3,7 +3,8 @@
 //! What works on real pages (see miniwob-contract.md §4): only the `click` event matters to task
 //! handlers, synthetic key events do not insert text (`execCommand('insertText')` does, and fires
 //! `input`), and `<select>` needs its value set plus a `change` event. Clicks still send the full
-//! pointer/mouse sequence so pages that listen to `mousedown` behave as under a person's hand.
+//! pointer/mouse sequence, at the element's centre after scrolling it into view, so pages that
+//! listen to `mousedown` (or check where it landed) behave as under a person's hand.
 
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{
@@ -44,7 +45,43 @@ fn browser(e: JsValue) -> EnvError {
     EnvError::Browser(js_message(&e))
 }
 
+/// Scrolls the scrolling boxes around `el` (a feed, a message list) until it is in view, as a
+/// person scrolls before clicking, so the click lands on the element itself. Only boxes that
+/// scroll (`overflow` auto or scroll) move; boxes that merely clip, the page and the lab around
+/// it stay put. Vertical only: no task scrolls sideways.
+fn reveal(el: &Element, win: &Window) {
+    let mut cur = el.parent_element();
+    while let Some(a) = cur {
+        if matches!(a.tag_name().as_str(), "BODY" | "HTML") {
+            break;
+        }
+        let scrolls = a.scroll_height() > a.client_height()
+            && win.get_computed_style(&a).ok().flatten().is_some_and(|st| {
+                matches!(st.get_property_value("overflow-y").unwrap_or_default().as_str(), "auto" | "scroll")
+            });
+        if scrolls {
+            let (r, box_) = (el.get_bounding_client_rect(), a.get_bounding_client_rect());
+            let top = box_.top() + a.client_top() as f64;
+            let bottom = top + a.client_height() as f64;
+            // Bring the top edge in when the element is above; the bottom edge (without losing the
+            // top) when it is below.
+            let delta = if r.top() < top {
+                (r.top() - top).floor()
+            } else if r.bottom() > bottom {
+                (r.bottom() - bottom).min(r.top() - top).ceil()
+            } else {
+                0.0
+            };
+            if delta != 0.0 {
+                a.set_scroll_top(a.scroll_top() + delta as i32);
+            }
+        }
+        cur = a.parent_element();
+    }
+}
+
 fn click(el: &Element, win: &Window, doc: &Document) -> Result<(), EnvError> {
+    reveal(el, win);
     let r = el.get_bounding_client_rect();
     let (x, y) = (r.left() + r.width() / 2.0, r.top() + r.height() / 2.0);
     let pointer = |kind: &str, buttons: u16| -> Result<(), EnvError> {

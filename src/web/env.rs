@@ -1,5 +1,6 @@
 //! [`IframeEnv`]: the [`Environment`] on a live task page in a same-origin iframe.
 
+use wasm_bindgen::JsCast;
 use web_sys::HtmlIFrameElement;
 
 use super::actuator;
@@ -59,6 +60,20 @@ impl IframeEnv {
         let page = self.frame.page.as_ref().ok_or(EnvError::NoEpisode)?;
         let dom = self.reader.read(&page.document, page.epoch, self.cfg.max_nodes);
         Ok(Observation { instruction: self.instruction.clone(), dom, page: 0 })
+    }
+
+    /// The ref of `element` in this episode (assigned now if the reader has not seen it yet).
+    pub fn ref_of(&mut self, element: &web_sys::Element) -> crate::env::NodeRef {
+        self.reader.ref_of(element.unchecked_ref())
+    }
+
+    pub fn page_document(&self) -> Option<web_sys::Document> {
+        self.frame.page.as_ref().map(|p| p.document.clone())
+    }
+
+    /// The page's reward globals right now.
+    pub fn page_outcome(&self) -> Option<super::frame::PageOutcome> {
+        self.frame.page.as_ref().map(|p| p.outcome())
     }
 
     fn page_gone(&mut self) -> Option<EnvError> {

@@ -89,23 +89,29 @@ impl TaskFrame {
             return Err(EnvError::CrossOrigin { url, origin: "a different origin after loading".into() });
         };
         let core = get(&win, "core");
-        for (obj, name, label) in [
+        let math = get(&win, "Math");
+        let global: &JsValue = win.as_ref();
+        let missing = [
             (&core, "startEpisodeReal", "core.startEpisodeReal()"),
             (&core, "endEpisode", "core.endEpisode()"),
             (&core, "getUtterance", "core.getUtterance()"),
-        ] {
-            if !is_function(obj, name) {
-                return Err(EnvError::NotATaskPage { url, missing: label.into() });
-            }
-        }
-        if !is_function(&win, "genProblem") {
-            return Err(EnvError::NotATaskPage {
-                url,
-                missing: "genProblem() (did its script fail to load?)".into(),
+            (global, "genProblem", "genProblem()"),
+            (&math, "seedrandom", "Math.seedrandom()"),
+        ]
+        .into_iter()
+        .find(|(obj, name, _)| !is_function(obj, name))
+        .map(|(_, _, label)| label);
+        if let Some(missing) = missing {
+            // Usually a script of the page failed; say which and how, not just what is missing.
+            return Err(match diagnose_scripts(&win, &doc).await {
+                Some(ScriptFailure::Threw(message)) => {
+                    EnvError::PageThrew { task: spec.name().to_string(), message: format!("{message} (while loading {url})") }
+                }
+                Some(ScriptFailure::Unloadable { src, detail }) => {
+                    EnvError::NotATaskPage { url, missing: format!("{missing}: its script {src} could not be loaded ({detail})") }
+                }
+                None => EnvError::NotATaskPage { url, missing: missing.into() },
             });
-        }
-        if !is_function(&get(&win, "Math"), "seedrandom") {
-            return Err(EnvError::NotATaskPage { url, missing: "Math.seedrandom()".into() });
         }
         // Our own tamper marks, so `tampered` works on any page (clicks of any origin count).
         let listener = Closure::<dyn FnMut(web_sys::Event)>::new({
@@ -224,6 +230,56 @@ impl LoadedPage {
         }
         (utterance, fields)
     }
+}
+
+/// Why a page's scripts did not set it up.
+enum ScriptFailure {
+    /// A script threw (or did not compile): the exception's text.
+    Threw(String),
+    /// A `<script src>` could not be fetched.
+    Unloadable { src: String, detail: String },
+}
+
+/// Finds the script that kept a page from setting up. The exception it threw while the page loaded
+/// is gone by then (the lab cannot listen on a page's window before the page creates it), so each
+/// classic script is fetched if external, compiled and run again, in order, each in its own
+/// function scope (so its declarations cannot clash with the ones it made the first time), until
+/// one fails. Only used on a page that is already unusable.
+async fn diagnose_scripts(win: &Window, doc: &Document) -> Option<ScriptFailure> {
+    let scripts = doc.get_elements_by_tag_name("script");
+    let function_ctor = get(win, "Function");
+    for i in 0..scripts.length() {
+        let Some(script) = scripts.item(i) else { continue };
+        let kind = script.get_attribute("type").unwrap_or_default().to_ascii_lowercase();
+        if !matches!(kind.as_str(), "" | "text/javascript" | "application/javascript") {
+            continue;
+        }
+        let code = match script.get_attribute("src") {
+            Some(src) => match fetch_text(win, &src).await {
+                Ok(code) => code,
+                Err(detail) => return Some(ScriptFailure::Unloadable { src, detail }),
+            },
+            None => script.text_content().unwrap_or_default(),
+        };
+        let ctor: &js_sys::Function = function_ctor.unchecked_ref();
+        let run = js_sys::Reflect::construct(ctor, &js_sys::Array::of1(&JsValue::from_str(&code)))
+            .and_then(|f| f.unchecked_into::<js_sys::Function>().call0(win));
+        if let Err(e) = run {
+            return Some(ScriptFailure::Threw(js_message(&e)));
+        }
+    }
+    None
+}
+
+/// The text at `url` (relative to the page), or why it could not be had.
+async fn fetch_text(win: &Window, url: &str) -> Result<String, String> {
+    let resp = JsFuture::from(win.fetch_with_str(url)).await.map_err(|e| js_message(&e))?;
+    let resp: web_sys::Response = resp.unchecked_into();
+    if !resp.ok() {
+        return Err(format!("HTTP {} {}", resp.status(), resp.status_text()));
+    }
+    let text = JsFuture::from(resp.text().map_err(|e| js_message(&e))?).await.map_err(|e| js_message(&e))?;
+    Ok(text.as_string().unwrap_or_default())
 }
 
 /// Resolves `url` against the lab's page and refuses other origins.

@@ -38,7 +38,7 @@ impl DomReader {
         node.is_connected().then_some(node)
     }
 
-    fn ref_of(&mut self, node: &Node) -> NodeRef {
+    pub(crate) fn ref_of(&mut self, node: &Node) -> NodeRef {
         let key = JsValue::from_str(REF_KEY);
         if let Some(r) = Reflect::get(node, &key).ok().and_then(|v| v.as_f64()) {
             let r = r as usize;

@@ -7,6 +7,9 @@
 // `core.setDataMode`, `Math.seedrandom`, and the `WOB_*` globals. Two additions are ours:
 // `core.getFields()` (the structured fields the instruction was built from) and `core.holdClock()`
 // (lets a driver stop the time limit from counting while its agent thinks).
+//
+// Tasks on this core are synchronous, like MiniWoB's -nodelay variants: a click's effect (a panel
+// opening, a menu, results) is in the DOM when the click returns, so drivers need no settle time.
 (function () {
   'use strict';
 

@@ -35,3 +35,9 @@ pub fn js_eval_in(iframe: &HtmlIFrameElement, code: &str) -> JsValue {
     let eval = js_sys::Reflect::get(&win, &JsValue::from_str("eval")).unwrap();
     eval.unchecked_into::<js_sys::Function>().call1(&win, &JsValue::from_str(code)).expect("eval")
 }
+
+/// Evaluates `code` (an expression) in the iframe's page and parses its `JSON.stringify`.
+pub fn js_json_in(iframe: &HtmlIFrameElement, code: &str) -> serde_json::Value {
+    let text = js_eval_in(iframe, &format!("JSON.stringify({code})"));
+    serde_json::from_str(&text.as_string().unwrap_or_else(|| "null".into())).expect("JSON from the page")
+}

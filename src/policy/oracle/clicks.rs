@@ -55,7 +55,8 @@ fn click_dialog(obs: &Observation) -> Option<Action> {
     button(obs, "x").map(click)
 }
 
-/// Clicks the dialog's text instead of its close button: nothing happens, until the step limit.
+/// Clicks the dialog's text instead of its close button: nothing happens, and the page fails the
+/// episode only when its time runs out.
 fn click_dialog_wrong(obs: &Observation) -> Option<Action> {
     find(obs, |n| n.has_class("dialog-body")).map(click)
 }
@@ -117,7 +118,8 @@ fn click_collapsible(obs: &Observation) -> Option<Action> {
     button(obs, "Submit").or_else(|| find(obs, |n| n.has_class("section-head"))).map(click)
 }
 
-/// Keeps toggling the section and never submits: the step limit ends it.
+/// Keeps toggling the section and never submits: the page fails the episode only when its time
+/// runs out.
 fn click_collapsible_wrong(obs: &Observation) -> Option<Action> {
     find(obs, |n| n.has_class("section-head")).map(click)
 }

@@ -1,6 +1,6 @@
 //! Scripts for click-option, the click-checkboxes family, enter-text-dynamic, enter-password, choose-list, use-autocomplete, navigate-tree.
 
-use super::{Entry, button, by_id, click, fill, find, idle_click};
+use super::{Entry, button, by_id, click, fill, find};
 use crate::env::{Action, DomNode, Observation};
 
 pub(super) const SCRIPTS: &[Entry] = &[
@@ -287,13 +287,14 @@ fn navigate_tree(obs: &Observation) -> Option<Action> {
     }
 }
 
-/// Clicks a file that is not the target, opening folders until one is in view.
+/// Clicks a file that is not the target (the page fails that), opening folders until one is in
+/// view. Every tree has at least two files, so one that is not the target is always there.
 fn navigate_tree_wrong(obs: &Observation) -> Option<Action> {
     let target = obs.instruction.field("target")?;
     let is_file = |n: &DomNode| n.parent.is_some_and(|p| obs.dom.nodes[p].has_class("file"));
     match find(obs, |n| n.has_class("name") && n.text != target && is_file(n)) {
         Some(n) => Some(click(n)),
-        None => closed_folder_toggle(obs).map(click).or_else(|| idle_click(obs)),
+        None => closed_folder_toggle(obs).map(click),
     }
 }
 

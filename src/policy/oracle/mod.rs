@@ -20,7 +20,10 @@ use super::Policy;
 pub enum Script {
     /// Solves the task (raw reward 1).
     Oracle,
-    /// Does something plausible but wrong (raw reward -1, from the page or the step limit).
+    /// Does something plausible but wrong: a mistake the page fails the episode for (raw reward
+    /// -1 and the page's reason). On the few tasks whose page fails an episode only when its time
+    /// runs out (click-test, focus-text, click-dialog, click-collapsible, as in MiniWoB) it clicks
+    /// something that does not help, until the page's time limit or the lab's step limit.
     Wrong,
 }
 
@@ -83,8 +86,8 @@ pub(crate) fn fill(field: &DomNode, want: &str) -> Option<Action> {
     (field.value.as_text() != Some(want)).then(|| Action::Type(field.r#ref, want.to_string()))
 }
 
-/// Clicks somewhere inert (the task area itself), for tasks whose only failure is running out of
-/// steps or time.
+/// Clicks somewhere inert (the task area itself), for tasks whose page fails an episode only when
+/// its time runs out.
 pub(crate) fn idle_click(obs: &Observation) -> Option<Action> {
     by_id(obs, "area").map(click)
 }

@@ -1,0 +1,114 @@
+// End-to-end: the lab drives pages from an external folder served beside the app on the same
+// origin (the MiniWoB-style fixtures in tests/fixtures/miniwob-style/, as a user would serve
+// MiniWoB++'s html/ folder), and reports broken pages clearly.
+//
+// These tests use only the built wasm module (dist/weblab.js) and its Lab object, on a bare page
+// of the app's origin: no part of the app's UI (www/), so they hold while the UI changes.
+// Run by scripts/test.sh after `trunk build`: node --test tests/e2e/
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serve } from './serve.mjs';
+import { launch } from './browser.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const dist = process.env.WEBLAB_DIST || join(here, '..', '..', 'dist');
+const fixtures = join(here, '..', 'fixtures', 'miniwob-style');
+const BASE = '/miniwob-style/';
+const external = (name) => ({ source: 'external', base_url: BASE, name });
+
+let server, context, page;
+const errors = [];
+
+before(async () => {
+  server = await serve(dist, 0, { mounts: { [BASE]: fixtures }, stall: '/__stall/' });
+  context = await launch();
+  page = context.pages()[0] || await context.newPage();
+  page.on('pageerror', (e) => errors.push(String(e)));
+  // A bare page on the app's origin with one task iframe; the lab is the wasm module's Lab.
+  const bare = server.url + '__e2e-lab.html';
+  await page.route(bare, (route) => route.fulfill({
+    contentType: 'text/html',
+    body: '<!DOCTYPE html><html><body><iframe id="task" width="420" height="560"></iframe></body></html>',
+  }));
+  await page.goto(bare);
+  await page.evaluate(async () => {
+    const wasm = await import('/weblab.js');
+    await wasm.default();
+    window.lab = new wasm.Lab(document.getElementById('task'));
+  });
+});
+
+after(async () => {
+  await context?.close();
+  await server?.close();
+});
+
+// Runs `lab.reset(task, seed)` in the page; resolves to {obs} or {error: message}.
+function reset(task, seed = 1) {
+  return page.evaluate(async ({ task, seed }) => {
+    try {
+      return { obs: await window.lab.reset(task, seed) };
+    } catch (e) {
+      return { error: e && e.message ? e.message : String(e) };
+    }
+  }, { task, seed });
+}
+
+test('a MiniWoB-style page from an external folder is driven to success through window.lab', async () => {
+  await page.evaluate(() => window.lab.setConfig({ max_steps: 10, hold_clock: true }));
+  for (const seed of [1, 2, 3]) {
+    const { obs, error } = await reset(external('nl-star'), seed);
+    assert.equal(error, undefined);
+    const field = (k) => obs.instruction.fields.find((f) => f.key === k)?.value;
+    const by = field('by');
+    assert.equal(field('task'), 'star');
+    assert.ok(obs.instruction.utterance.includes(by), obs.instruction.utterance);
+    // The star of the row whose name is the sender.
+    const nodes = obs.dom.nodes;
+    const who = nodes.find((n) => n.text === by);
+    const star = nodes[who.parent].children.map((c) => nodes[c]).find((n) => n.classes.includes('star'));
+    const step = await page.evaluate((r) => window.lab.step({ click: r }), star.ref);
+    assert.deepEqual([step.done, step.raw_reward], [true, 1]);
+    // The page's own frame is the folder's page, on the app's origin.
+    const frame = page.frames().find((f) => f.url().endsWith(`${BASE}nl-star.html`));
+    assert.ok(frame, page.frames().map((f) => f.url()).join(', '));
+  }
+
+  // A wrong click gets the page's failure reward and reason, and a later action is refused.
+  const { obs } = await reset(external('order-form'), 4);
+  assert.match(obs.instruction.utterance, /^Order a /);
+  const order = obs.dom.nodes.find((n) => n.tag === 'BUTTON');
+  const step = await page.evaluate((r) => window.lab.step({ click: r }), order.ref);
+  assert.deepEqual([step.done, step.raw_reward, step.reason], [true, -1, 'wrong order']);
+  const refused = await page.evaluate((r) => window.lab.step({ click: r }).then(() => 'sent', (e) => e.message), order.ref);
+  assert.match(refused, /episode is over/);
+  assert.deepEqual(errors, []);
+});
+
+test('broken external pages get clear messages and the lab keeps working', async () => {
+  await page.evaluate(() => window.lab.setConfig({ max_steps: 10, hold_clock: true, load_timeout_ms: 2000, ready_timeout_ms: 500 }));
+
+  let r = await reset(external('throws-on-load'));
+  assert.match(r.error, /threw an error: Error: fixture exploded while loading \(while loading http:\/\/127\.0\.0\.1:\d+\/miniwob-style\/throws-on-load\.html\)/);
+
+  r = await reset(external('wrong-core-path'));
+  assert.match(r.error, /not a MiniWoB-style task page: it has no core\.startEpisodeReal\(\): its script \.\.\/no-such-core\/core\.js could not be loaded \(HTTP 404/);
+
+  r = await reset(external('never-ready'));
+  assert.equal(r.error, 'the task page "never-ready" did not become ready within 500 ms');
+
+  r = await reset(external('never-loads'));
+  assert.match(r.error, /miniwob-style\/never-loads\.html did not finish loading within 2000 ms/);
+
+  r = await reset(external('no-such-page'));
+  assert.match(r.error, /no-such-page\.html: HTTP 404/);
+
+  // After all that, the folder's good pages and the lab's own tasks still run.
+  r = await reset(external('nl-star'), 5);
+  assert.equal(r.error, undefined);
+  r = await reset('click-button', 5);
+  assert.equal(r.error, undefined);
+  assert.match(r.obs.instruction.utterance, /^Click on the ".+" button\.$/);
+});
