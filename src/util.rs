@@ -1,6 +1,6 @@
 //! Small helpers for the pure core.
 
-use std::future::Future;
+use std::future::{Future, poll_fn};
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
@@ -18,6 +18,20 @@ pub fn block_on<F: Future>(fut: F) -> F::Output {
     }
 }
 
+/// Runs `fut` until it finishes or `deadline` does, whichever comes first; `None` when the
+/// deadline won. The browser edge passes a timer so that a hung WebGPU start (a `requestDevice`
+/// that never answers) falls back instead of stalling training.
+pub async fn before<F: Future, D: Future>(fut: F, deadline: D) -> Option<F::Output> {
+    let (mut fut, mut deadline) = (pin!(fut), pin!(deadline));
+    poll_fn(|cx| {
+        if let Poll::Ready(v) = fut.as_mut().poll(cx) {
+            return Poll::Ready(Some(v));
+        }
+        deadline.as_mut().poll(cx).map(|_| None)
+    })
+    .await
+}
+
 /// Milliseconds since the first call, from the native monotonic clock (not available on
 /// wasm32-unknown-unknown, where the browser edge passes `performance.now` instead).
 #[cfg(not(target_arch = "wasm32"))]
@@ -26,4 +40,17 @@ pub fn native_clock_ms() -> f64 {
     use std::time::Instant;
     static START: OnceLock<Instant> = OnceLock::new();
     START.get_or_init(Instant::now).elapsed().as_secs_f64() * 1000.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::future::{pending, ready};
+
+    #[test]
+    fn before_returns_the_result_or_none_when_the_deadline_comes_first() {
+        assert_eq!(block_on(before(ready(7), pending::<()>())), Some(7));
+        assert_eq!(block_on(before(pending::<i32>(), ready(()))), None, "a hung future gives way");
+        assert_eq!(block_on(before(ready(1), ready(()))), Some(1), "a finished result wins a tie");
+    }
 }

@@ -15,11 +15,13 @@ globalThis.weblabEnvCall = (request) => new Promise((resolve) => {
 
 const ready = init({ module_or_path: new URL('../weblab_bg.wasm', import.meta.url) }).then(() => new Learner());
 
-// A short description of the WebGPU adapter this browser offers, or null.
-async function describeAdapter() {
+// A short description of the WebGPU adapter this browser offers, or null. Some browser setups
+// never answer requestAdapter(); after a few seconds that counts as no adapter.
+async function describeAdapter(timeoutMs = 5000) {
   if (!navigator.gpu) return null;
+  const timeout = new Promise((resolve) => setTimeout(() => resolve(null), timeoutMs));
   try {
-    const adapter = await navigator.gpu.requestAdapter();
+    const adapter = await Promise.race([navigator.gpu.requestAdapter(), timeout]);
     if (!adapter) return null;
     const info = adapter.info || {};
     const name = [info.vendor, info.architecture || info.device || info.description].filter(Boolean).join(' ') || 'unknown adapter';
@@ -43,7 +45,7 @@ onmessage = async (event) => {
     case 'train': {
       const adapter = m.request.backend === 'cpu' ? null : await describeAdapter();
       try {
-        const done = await learner.train({ ...m.request, adapter }, m.checkpoint || undefined);
+        const done = await learner.train({ ...m.request, adapter }, m.checkpoint || undefined, m.saved || undefined);
         postMessage(done);
       } catch (err) {
         postMessage({ kind: 'error', message: String(err && err.message ? err.message : err) });
@@ -51,6 +53,7 @@ onmessage = async (event) => {
       break;
     }
     case 'pause': learner.pause(Boolean(m.paused)); break;
+    case 'step': learner.step(); break;
     case 'stop': learner.stop(); break;
     case 'checkpoint': learner.requestCheckpoint(); break;
   }

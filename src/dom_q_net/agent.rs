@@ -148,6 +148,10 @@ impl DomQNetAgent {
         &self.replay
     }
 
+    pub fn replay_mut(&mut self) -> &mut PrioritizedReplay {
+        &mut self.replay
+    }
+
     /// Encodes an observation (growing the vocabularies).
     pub fn encode(&mut self, obs: &Observation) -> Encoded {
         encode(&mut self.vocabs, obs, &self.cfg)
@@ -184,11 +188,7 @@ impl DomQNetAgent {
         // Typing needs a goal token to type.
         let mode = if q.mode[1] > q.mode[0] && !q.tokens.is_empty() { Mode::Type } else { Mode::Click };
         let action = DqnAction { leaf: leaf as u16, token: token as u16, mode };
-        let target = q.leaf_refs[leaf];
-        let env_action = match mode {
-            Mode::Click => Action::Click(target),
-            Mode::Type => Action::Type(target, q.tokens[token].clone()),
-        };
+        let env_action = env_action(enc, action, self.cfg.type_clicks_untypable);
         if explore {
             while self.actors.len() <= actor {
                 self.actors.push(Actor { nstep: NStep::new(self.cfg.n_step, self.cfg.gamma), pending: None });
@@ -251,9 +251,7 @@ impl DomQNetAgent {
             let target = self.target.take().expect("target").resample_noise(&mut self.rng);
             let tq = target.forward(&pn, true);
             self.target = Some(target);
-            let v = tq.dom.gather(1, online.dom.argmax(1))
-                + tq.token.gather(1, online.token.argmax(1))
-                + tq.mode.gather(1, online.mode.argmax(1));
+            let v = double_q_value(&online, &tq, has_goal_column(&nexts, &plain));
             let rows = Tensor::<1, Int>::from_data(TensorData::new(live.iter().map(|&i| i as i64).collect::<Vec<_>>(), [live.len()]), &plain);
             next_value = next_value.select_assign(0, rows, v.without_autodiff(), IndexingUpdateOp::Add);
         }
@@ -266,8 +264,9 @@ impl DomQNetAgent {
         let model = self.model.take().expect("model").resample_noise(&mut self.rng);
         let states: Vec<&StateFeatures> = trans.iter().map(|t| t.state.as_ref()).collect();
         let q = model.forward(&pack(&states, &cfg, &mut self.rng), true);
+        let has_goal = has_goal_column(&states, &device);
         let q_sa = q.dom.gather(1, col_i(trans.iter().map(|t| t.action.leaf as i64).collect()))
-            + q.token.gather(1, col_i(trans.iter().map(|t| t.action.token as i64).collect()))
+            + q.token.gather(1, col_i(trans.iter().map(|t| t.action.token as i64).collect())) * has_goal
             + q.mode.gather(1, col_i(trans.iter().map(|t| t.action.mode as i64).collect()));
         let td = (y.clone() - q_sa.clone()).detach();
         let per_sample = HuberLossConfig::new(cfg.huber_delta).init().forward_no_reduction(q_sa, y);
@@ -281,7 +280,7 @@ impl DomQNetAgent {
         self.replay.update(&batch.indices, &td_abs);
         self.counters.updates += 1;
         if self.counters.updates % cfg.target_sync as u64 == 0 {
-            self.target = Some(self.model().valid().resample_noise(&mut self.rng));
+            self.sync_target();
         }
         Ok(Some(UpdateStats {
             loss,
@@ -289,6 +288,49 @@ impl DomQNetAgent {
             positives_in_batch: trans.iter().filter(|t| t.reward > 0.0).count() as u32,
         }))
     }
+}
+
+/// The page action for DOM-Q-Net's factorized `action` in state `enc`. Typing into an element
+/// that takes no text is a click when `type_clicks_untypable`, as the reference code's type
+/// action (click, then keys) is: left as typing, the greedy policy can repeat a no-op forever on
+/// a button whose Q-values for the two modes are nearly equal.
+pub fn env_action(enc: &Encoded, action: DqnAction, type_clicks_untypable: bool) -> Action {
+    let leaf = action.leaf as usize;
+    let target = enc.leaf_refs[leaf];
+    match action.mode {
+        Mode::Type if enc.leaf_typable[leaf] || !type_clicks_untypable => {
+            Action::Type(target, enc.goal_tokens[action.token as usize].clone())
+        }
+        _ => Action::Click(target),
+    }
+}
+
+impl DomQNetAgent {
+    /// Copies the online network into the target network (every `target_sync` updates, Table 1).
+    fn sync_target(&mut self) {
+        self.target = Some(self.model().valid().resample_noise(&mut self.rng));
+    }
+
+    /// The target network (for tests and inspection).
+    pub fn target_model(&self) -> &DomQNetModel {
+        self.target.as_ref().expect("target present between calls")
+    }
+}
+
+/// 1 for states with goal tokens, 0 without, as a [n, 1] column. Without goal tokens every token
+/// Q-value is masked (about [`super::batch::NEG`]): such rows must not count the token head.
+fn has_goal_column(states: &[&StateFeatures], device: &Device) -> Tensor<2> {
+    let v: Vec<f32> = states.iter().map(|s| (!s.goal.is_empty()) as u8 as f32).collect();
+    Tensor::from_data(TensorData::new(v.clone(), [v.len(), 1]), device)
+}
+
+/// The double-DQN bootstrap value of next states, per head (eq. 9 with van Hasselt's double
+/// estimator): Σ_i Q_target,i(s', argmax_a Q_online,i(s', a)), [n, 1]. The token head counts
+/// only where `has_goal` is 1: otherwise it would add the mask's −1e9 to the target.
+pub(crate) fn double_q_value(online: &QOut, target: &QOut, has_goal: Tensor<2>) -> Tensor<2> {
+    target.dom.clone().gather(1, online.dom.clone().argmax(1))
+        + target.token.clone().gather(1, online.token.clone().argmax(1)) * has_goal
+        + target.mode.clone().gather(1, online.mode.clone().argmax(1))
 }
 
 /// One synthetic training step (forward, backward, Adam, an async read) of a network with `cfg`'s
@@ -315,4 +357,133 @@ pub async fn probe_update(cfg: &DqnConfig, device: &Device) -> Result<(), String
     let grads = GradientsParams::from_grads(loss.clone().backward(), &model);
     let _model = optimizer(cfg).step(cfg.learning_rate, model, grads);
     read(loss.detach().reshape([1, 1])).await.map(|_| ())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dom_q_net::batch::NEG;
+    use crate::env::Environment;
+    use crate::sim::SimEnv;
+    use crate::util::block_on;
+
+    fn matrix(rows: &[&[f32]], device: &Device) -> Tensor<2> {
+        let flat: Vec<f32> = rows.iter().flat_map(|r| r.iter().copied()).collect();
+        Tensor::from_data(TensorData::new(flat, [rows.len(), rows[0].len()]), device)
+    }
+
+    fn values(t: Tensor<2>) -> Vec<f32> {
+        block_on(read(t)).unwrap()
+    }
+
+    #[test]
+    fn typing_into_what_takes_no_text_is_a_click() {
+        let mut agent = DomQNetAgent::new(small(1), &Device::flex()).unwrap();
+        let mut env = SimEnv::new(None);
+        let enc = agent.encode(&block_on(env.reset(&SimEnv::spec("sim-type"), 4)).unwrap());
+        let field = enc.leaf_typable.iter().position(|&t| t).expect("the text field") as u16;
+        let button = enc.leaf_typable.iter().position(|&t| !t).expect("a button or text") as u16;
+        let (field_ref, button_ref) = (enc.leaf_refs[field as usize], enc.leaf_refs[button as usize]);
+        let word = enc.goal_tokens[1].clone();
+        let typing = |leaf| DqnAction { leaf, token: 1, mode: Mode::Type };
+        assert_eq!(env_action(&enc, typing(field), true), Action::Type(field_ref, word.clone()));
+        assert_eq!(env_action(&enc, typing(button), true), Action::Click(button_ref), "the reference's type clicks first");
+        assert_eq!(env_action(&enc, typing(button), false), Action::Type(button_ref, word), "the option: type as asked");
+        let click = DqnAction { leaf: field, token: 1, mode: Mode::Click };
+        assert_eq!(env_action(&enc, click, true), Action::Click(field_ref));
+    }
+
+    #[test]
+    fn double_dqn_value_takes_the_online_argmax_and_the_target_value() {
+        let dev = Device::flex();
+        let online = QOut {
+            dom: matrix(&[&[1.0, 5.0, 2.0], &[0.0, 0.0, 9.0]], &dev),
+            token: matrix(&[&[3.0, 1.0], &[NEG, NEG]], &dev),
+            mode: matrix(&[&[0.0, 1.0], &[2.0, 1.0]], &dev),
+        };
+        let target = QOut {
+            dom: matrix(&[&[10.0, 20.0, 30.0], &[4.0, 5.0, 6.0]], &dev),
+            token: matrix(&[&[7.0, 8.0], &[NEG + 64.0, NEG]], &dev),
+            mode: matrix(&[&[100.0, 200.0], &[300.0, 400.0]], &dev),
+        };
+        let has_goal = matrix(&[&[1.0], &[0.0]], &dev);
+        // Row 0: online argmaxes (1, 0, 1) read the target's 20 + 7 + 200 — not its own maxima
+        // (30, 8, 200). Row 1 has no goal tokens: its token head counts 0, not −1e9.
+        assert_eq!(values(double_q_value(&online, &target, has_goal)), [227.0, 6.0 + 300.0]);
+    }
+
+    fn small(seed: u64) -> DqnConfig {
+        DqnConfig {
+            batch_size: 4,
+            replay_capacity: 64,
+            learning_starts: 0,
+            dom_hidden: 16,
+            token_hidden: 8,
+            mode_hidden: 8,
+            seed,
+            ..DqnConfig::default()
+        }
+    }
+
+    /// Encoded first states of a few sim-click episodes.
+    fn states(agent: &mut DomQNetAgent, n: u32) -> Vec<Encoded> {
+        let mut env = SimEnv::new(None);
+        (0..n).map(|s| agent.encode(&block_on(env.reset(&SimEnv::spec("sim-click"), s)).unwrap())).collect()
+    }
+
+    fn fill(agent: &mut DomQNetAgent, next_without_goal: bool) {
+        let encs = states(agent, 8);
+        for (i, e) in encs.iter().enumerate() {
+            let mut next = encs[(i + 1) % encs.len()].features.clone();
+            if next_without_goal {
+                next.goal.clear();
+            }
+            agent.replay_mut().push(Transition {
+                state: Arc::new(e.features.clone()),
+                action: DqnAction { leaf: 0, token: 0, mode: Mode::Click },
+                reward: (i % 2) as f32,
+                next: Some(Arc::new(next)),
+                discount: 0.9,
+            });
+        }
+    }
+
+    #[test]
+    fn next_states_without_goal_tokens_give_finite_targets() {
+        let mut agent = DomQNetAgent::new(small(5), &Device::flex().autodiff()).unwrap();
+        fill(&mut agent, true);
+        for _ in 0..3 {
+            let stats = block_on(agent.learn()).unwrap().expect("a batch is ready");
+            // Rewards are 0/1 and Q-values start near 0: without the guard the target holds
+            // 0.9 × −1e9 and the loss is about 1e9.
+            assert!(stats.loss.is_finite() && stats.loss < 100.0, "loss {}", stats.loss);
+            assert!(stats.mean_abs_td < 100.0, "|td| {}", stats.mean_abs_td);
+        }
+    }
+
+    #[test]
+    fn the_target_network_follows_the_online_one_every_target_sync_updates() {
+        let cfg = DqnConfig { target_sync: 3, ..small(9) };
+        let mut agent = DomQNetAgent::new(cfg.clone(), &Device::flex().autodiff()).unwrap();
+        fill(&mut agent, false);
+        let probe = states(&mut agent, 2);
+        let feats: Vec<&StateFeatures> = probe.iter().map(|e| &e.features).collect();
+        let p = pack(&feats, &cfg, &mut Rng::new(0));
+        // Greedy (noise-free) DOM Q-values: they differ exactly when the weights do.
+        let online_q = |a: &DomQNetAgent| values(a.model().valid().forward(&p, false).dom);
+        let target_q = |a: &DomQNetAgent| values(a.target_model().forward(&p, false).dom);
+
+        let mut synced = online_q(&agent);
+        assert_eq!(target_q(&agent), synced, "the target starts as a copy");
+        for update in 1..=7u64 {
+            block_on(agent.learn()).unwrap().expect("a batch is ready");
+            assert_eq!(agent.counters.updates, update);
+            let now = online_q(&agent);
+            assert_ne!(now, synced, "update {update} changed the online network");
+            if update % 3 == 0 {
+                synced = now;
+            }
+            assert_eq!(target_q(&agent), synced, "after update {update} the target is the copy of update {}", update / 3 * 3);
+        }
+    }
 }

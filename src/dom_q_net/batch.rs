@@ -4,6 +4,10 @@
 //! Nodes of state `k` occupy rows `k*v .. k*v + n_k` of the flat node arrays (`v` = most nodes in
 //! the batch); padding rows have `<pad>` ids and are masked. Masks are additive (0 or
 //! [`NEG`]) so they broadcast in plain float arithmetic on every backend.
+//!
+//! The costly parts (the graph network, the DOM stream) run on the real nodes and leaves only,
+//! packed without padding ("compact" rows): pages in a batch differ in size (2–5 buttons, or
+//! several tasks at once), and padding to the largest would spend most of the work on nothing.
 
 use super::config::DqnConfig;
 use super::features::{FOCUSED, NO_PARENT, StateFeatures, TAMPERED};
@@ -34,14 +38,23 @@ pub struct Packed {
     pub text_valid: Vec<f32>,
     /// Additive node mask, [b*v].
     pub node_mask: Vec<f32>,
-    /// Directed edges (both directions of every tree edge), as flat node rows.
+    /// Padded row of each real node, in order: compact node `c` is padded row `node_rows[c]`.
+    pub node_rows: Vec<i64>,
+    /// Compact node of each padded row, or the number of real nodes (a zero row) for padding.
+    pub pad_to_node: Vec<i64>,
+    /// Directed edges (both directions of every tree edge), as compact node indices.
     pub edge_src: Vec<i64>,
     pub edge_dst: Vec<i64>,
-    /// Flat node row of each leaf slot, [b*l] (padding points at the state's root).
-    pub leaf_rows: Vec<i64>,
+    /// Compact node of each real leaf, in state order, and the state it belongs to.
+    pub leaf_nodes: Vec<i64>,
+    pub leaf_state: Vec<i64>,
+    /// Real leaf of each leaf slot, [b*l], or the number of real leaves (a zero row) for padding.
+    pub leaf_slots: Vec<i64>,
     pub leaf_mask: Vec<f32>,
     pub goal_ids: Vec<i64>,
     pub goal_mask: Vec<f32>,
+    /// The state of each goal slot, [b*g].
+    pub goal_state: Vec<i64>,
     /// One-hot positions, [b*g*positions].
     pub goal_pos: Vec<f32>,
 }
@@ -61,7 +74,8 @@ pub fn pack(states: &[&StateFeatures], cfg: &DqnConfig, rng: &mut Rng) -> Packed
     p.tampered.resize(b * v, 0.0);
     p.text_valid.resize(b * v, 0.0);
     p.node_mask.resize(b * v, NEG);
-    p.leaf_rows.resize(b * l, 0);
+    p.pad_to_node.resize(b * v, -1);
+    p.leaf_slots.resize(b * l, -1);
     p.leaf_mask.resize(b * l, NEG);
     p.goal_ids.resize(b * g, PAD as i64);
     p.goal_mask.resize(b * g, NEG);
@@ -70,6 +84,7 @@ pub fn pack(states: &[&StateFeatures], cfg: &DqnConfig, rng: &mut Rng) -> Packed
     let mut oov_offset = 0u32;
     for (k, s) in states.iter().enumerate() {
         let base = k * v;
+        let first_node = p.node_rows.len();
         let remap = |id: u32| -> i64 { if id >= text_vocab { (text_vocab + oov_offset + (id - text_vocab)) as i64 } else { id as i64 } };
         let has_goal = !s.goal.is_empty();
         for i in 0..s.num_nodes() {
@@ -81,20 +96,20 @@ pub fn pack(states: &[&StateFeatures], cfg: &DqnConfig, rng: &mut Rng) -> Packed
             p.tampered[row] = (s.flags[i] & TAMPERED != 0) as u8 as f32;
             p.text_valid[row] = (has_goal && s.texts[i] != PAD) as u8 as f32;
             p.node_mask[row] = 0.0;
+            let node = (first_node + i) as i64;
+            p.pad_to_node[row] = node;
+            p.node_rows.push(row as i64);
             if s.parents[i] != NO_PARENT {
-                let parent = (base + s.parents[i] as usize) as i64;
-                p.edge_src.extend([parent, row as i64]);
-                p.edge_dst.extend([row as i64, parent]);
+                let parent = (first_node + s.parents[i] as usize) as i64;
+                p.edge_src.extend([parent, node]);
+                p.edge_dst.extend([node, parent]);
             }
         }
         for (j, &leaf) in s.leaves.iter().enumerate() {
-            p.leaf_rows[k * l + j] = (base + leaf as usize) as i64;
+            p.leaf_slots[k * l + j] = p.leaf_nodes.len() as i64;
+            p.leaf_nodes.push((first_node + leaf as usize) as i64);
+            p.leaf_state.push(k as i64);
             p.leaf_mask[k * l + j] = 0.0;
-        }
-        for j in 0..l {
-            if j >= s.leaves.len() {
-                p.leaf_rows[k * l + j] = base as i64;
-            }
         }
         for (j, &t) in s.goal.iter().enumerate() {
             p.goal_ids[k * g + j] = remap(t);
@@ -105,6 +120,11 @@ pub fn pack(states: &[&StateFeatures], cfg: &DqnConfig, rng: &mut Rng) -> Packed
         }
         oov_offset += s.n_oov as u32;
     }
+    // Padding points past the real rows, at a zero row the model appends.
+    let (nodes, leaves) = (p.node_rows.len() as i64, p.leaf_nodes.len() as i64);
+    p.pad_to_node.iter_mut().filter(|x| **x < 0).for_each(|x| *x = nodes);
+    p.leaf_slots.iter_mut().filter(|x| **x < 0).for_each(|x| *x = leaves);
+    p.goal_state = (0..b * g).map(|i| (i / g) as i64).collect();
     p.n_oov = oov_offset as usize;
     p.oov_vectors = (0..p.n_oov * cfg.text_dim).map(|_| rng.normal() as f32).collect();
     p
@@ -143,10 +163,15 @@ mod tests {
         assert_eq!(p.texts, [PAD as i64, 5, 10, 11, PAD as i64, PAD as i64], "b's OOV slot follows a's");
         assert_eq!(p.goal_ids, [10, PAD as i64]);
         assert_eq!(p.node_mask, [0.0, 0.0, 0.0, 0.0, NEG, NEG]);
+        assert_eq!(p.node_rows, [0, 1, 2, 3], "a's three nodes, then b's one (rows 4, 5 are padding)");
+        assert_eq!(p.pad_to_node, [0, 1, 2, 3, 4, 4], "padding points at the zero row after the 4 real nodes");
         assert_eq!(p.edge_src, [0, 1, 0, 2]);
         assert_eq!(p.edge_dst, [1, 0, 2, 0]);
-        assert_eq!(p.leaf_rows, [1, 2, 3, 3]);
+        assert_eq!(p.leaf_nodes, [1, 2, 3]);
+        assert_eq!(p.leaf_state, [0, 0, 1]);
+        assert_eq!(p.leaf_slots, [0, 1, 2, 3], "b's second slot is padding: the zero row after 3 leaves");
         assert_eq!(p.leaf_mask, [0.0, 0.0, 0.0, NEG]);
+        assert_eq!(p.goal_state, [0, 1]);
         assert_eq!(p.text_valid, [0.0, 1.0, 1.0, 0.0, 0.0, 0.0], "b has no goal: no alignment");
         assert_eq!((p.focused[1], p.tampered[2]), (1.0, 1.0));
         assert_eq!(p.goal_pos[0], 1.0);

@@ -3,6 +3,10 @@
 //!
 //! Layout: `WEBLABQN` · u32 format version · u32 header length · header (JSON) · u64 record
 //! length · burn `ModuleRecord` bytes · u64 FNV-1a checksum of everything before it.
+//!
+//! Version 2 may store the weights in half precision (`half_precision` in the header): the shipped
+//! agents are watched, not trained further, and f16 halves their download. Version 1 files (f32)
+//! still load.
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -10,7 +14,7 @@ use std::fmt;
 use burn::module::{ModuleMapper, ModuleVisitor, Param};
 use burn::prelude::*;
 use burn::store::ModuleRecord;
-use burn::tensor::Bytes;
+use burn::tensor::{Bytes, FloatDType};
 use serde::{Deserialize, Serialize};
 
 use super::agent::{Counters, DomQNetAgent};
@@ -19,7 +23,18 @@ use super::model::DomQNetModel;
 use super::vocab::Vocabs;
 
 pub const MAGIC: &[u8; 8] = b"WEBLABQN";
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
+/// Oldest format version this lab still reads.
+pub const OLDEST_VERSION: u32 = 1;
+
+/// How a checkpoint stores its weights.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Precision {
+    /// f32, exactly the trained weights: for continuing a run.
+    Full,
+    /// f16: half the size, for agents that are shipped to be watched.
+    Half,
+}
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum CheckpointError {
@@ -35,7 +50,7 @@ impl fmt::Display for CheckpointError {
             CheckpointError::NotACheckpoint => write!(f, "this file is not a weblab DOM-Q-Net checkpoint"),
             CheckpointError::UnsupportedVersion { found, supported } => write!(
                 f,
-                "this checkpoint has format version {found}; this lab reads version {supported}"
+                "this checkpoint has format version {found}; this lab reads versions {OLDEST_VERSION} to {supported}"
             ),
             CheckpointError::Corrupt(why) => write!(f, "the checkpoint is damaged: {why}"),
             CheckpointError::Mismatch(why) => write!(f, "the checkpoint does not fit this agent: {why}"),
@@ -54,6 +69,9 @@ pub struct Header {
     pub counters: Counters,
     /// Tasks the agent was trained on.
     pub tasks: Vec<String>,
+    /// The weights are stored as f16 (version 2 on; widened to f32 when loaded).
+    #[serde(default)]
+    pub half_precision: bool,
 }
 
 /// A parsed checkpoint.
@@ -86,8 +104,17 @@ impl ModuleMapper for Fill {
     }
 }
 
+/// Casts every parameter to one float type (on the CPU: WebGPU may lack f16).
+struct CastTo(FloatDType);
+impl ModuleMapper for CastTo {
+    fn map_float<const D: usize>(&mut self, p: Param<Tensor<D>>) -> Param<Tensor<D>> {
+        let dtype = self.0;
+        p.map(move |t| t.cast(dtype))
+    }
+}
+
 /// The weights of `model` as a burn record, read with async reads so it works on WebGPU too.
-async fn record_bytes(model: &DomQNetModel, cfg: &DqnConfig) -> Result<Vec<u8>, String> {
+async fn record_bytes(model: &DomQNetModel, cfg: &DqnConfig, precision: Precision) -> Result<Vec<u8>, String> {
     let mut params = Collect(Vec::new());
     model.visit(&mut params);
     let mut data = VecDeque::new();
@@ -95,23 +122,32 @@ async fn record_bytes(model: &DomQNetModel, cfg: &DqnConfig) -> Result<Vec<u8>, 
         data.push_back(t.into_data_async().await.map_err(|e| format!("reading weights failed: {e:?}"))?);
     }
     let cpu = Device::flex();
-    let copy = DomQNetModel::new(cfg, &cpu).map(&mut Fill { data, device: cpu });
+    let mut copy = DomQNetModel::new(cfg, &cpu).map(&mut Fill { data, device: cpu });
+    if precision == Precision::Half {
+        copy = copy.map(&mut CastTo(FloatDType::F16));
+    }
     let bytes = copy.into_record().into_bytes().map_err(|e| e.to_string())?;
     Ok(bytes.to_vec())
 }
 
 impl DomQNetAgent {
-    /// Serialises the agent's network, config, vocabularies and counters.
+    /// Serialises the agent's network (f32), config, vocabularies and counters.
     pub async fn save(&self, tasks: &[String]) -> Result<Vec<u8>, String> {
+        self.save_with(tasks, Precision::Full).await
+    }
+
+    /// [`Self::save`] with the weights in `precision`.
+    pub async fn save_with(&self, tasks: &[String], precision: Precision) -> Result<Vec<u8>, String> {
         let header = Header {
             format: FORMAT_VERSION,
             config: self.cfg.clone(),
             vocabs: self.vocabs.clone(),
             counters: self.counters,
             tasks: tasks.to_vec(),
+            half_precision: precision == Precision::Half,
         };
         let header = serde_json::to_vec(&header).map_err(|e| e.to_string())?;
-        let record = record_bytes(self.model(), &self.cfg).await?;
+        let record = record_bytes(self.model(), &self.cfg, precision).await?;
         let mut out = Vec::with_capacity(32 + header.len() + record.len());
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
@@ -128,8 +164,14 @@ impl DomQNetAgent {
     /// The replay buffer and optimizer state start empty.
     pub fn from_checkpoint(ckpt: Checkpoint, device: &Device) -> Result<Self, CheckpointError> {
         let Checkpoint { header, record } = ckpt;
-        let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(record))
-            .map_err(|e| CheckpointError::Corrupt(e.to_string()))?;
+        let corrupt = |e: String| CheckpointError::Corrupt(e);
+        let mut record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(record)).map_err(|e| corrupt(e.to_string()))?;
+        if header.half_precision {
+            // Widen to f32 on the CPU first: the network computes in f32, and WebGPU may have no f16.
+            let cpu = Device::flex();
+            let on_cpu = DomQNetModel::new(&header.config, &cpu).try_load_record(record).map_err(|e| corrupt(e.to_string()))?;
+            record = on_cpu.map(&mut CastTo(FloatDType::F32)).into_record();
+        }
         let model = DomQNetModel::new(&header.config, device)
             .try_load_record(record)
             .map_err(|e| CheckpointError::Corrupt(e.to_string()))?;
@@ -149,7 +191,7 @@ impl Checkpoint {
             bytes.get(at..at + 4).map(|b| u32::from_le_bytes(b.try_into().unwrap())).ok_or_else(|| corrupt("it ends too early"))
         };
         let version = u32_at(8)?;
-        if version != FORMAT_VERSION {
+        if !(OLDEST_VERSION..=FORMAT_VERSION).contains(&version) {
             return Err(CheckpointError::UnsupportedVersion { found: version, supported: FORMAT_VERSION });
         }
         if bytes.len() < 8 + 4 + 4 + 8 + 8 {
@@ -245,11 +287,11 @@ mod tests {
         let bytes = block_on(agent.save(&[])).unwrap();
 
         assert_eq!(Checkpoint::from_bytes(b"PK\x03\x04 a zip file").err(), Some(CheckpointError::NotACheckpoint));
-        let mut v2 = bytes.clone();
-        v2[8] = 2;
+        let mut v9 = bytes.clone();
+        v9[8] = 9;
         assert_eq!(
-            Checkpoint::from_bytes(&v2).err(),
-            Some(CheckpointError::UnsupportedVersion { found: 2, supported: FORMAT_VERSION })
+            Checkpoint::from_bytes(&v9).err(),
+            Some(CheckpointError::UnsupportedVersion { found: 9, supported: FORMAT_VERSION })
         );
         let mut flipped = bytes.clone();
         let mid = flipped.len() / 2;
@@ -265,5 +307,81 @@ mod tests {
             ckpt.check_fits(&other).unwrap_err().to_string(),
             "the checkpoint does not fit this agent: it was built with gnn_steps = 3, this agent uses 7"
         );
+    }
+
+    #[test]
+    fn a_trained_checkpoint_loads_for_inference_on_plain_flex() {
+        // What the app's watch mode does: load on `Device::flex()` (no autodiff), act greedily.
+        let mut agent = DomQNetAgent::new(DqnConfig { learning_starts: 0, ..small() }, &Device::flex().autodiff()).unwrap();
+        let mut env = SimEnv::new(Some(6));
+        let spec = SimEnv::spec("sim-click");
+        let mut obs = block_on(env.reset(&spec, 1)).unwrap();
+        for step in 0..40 {
+            let enc = agent.encode(&obs);
+            let d = block_on(agent.act(0, &enc, true)).unwrap();
+            let s = block_on(env.step(&d.env_action)).unwrap();
+            let next = agent.encode(&s.observation);
+            agent.observe(0, s.raw_reward, &next, s.done);
+            block_on(agent.learn()).unwrap();
+            obs = if s.done { block_on(env.reset(&spec, 2 + step)).unwrap() } else { s.observation };
+        }
+        assert!(agent.counters.updates > 0, "the saved network was trained");
+        let bytes = block_on(agent.save(&["sim-click".into()])).unwrap();
+
+        let mut watched = DomQNetAgent::from_checkpoint(Checkpoint::from_bytes(&bytes).unwrap(), &Device::flex()).unwrap();
+        for seed in 100..105 {
+            let obs = block_on(env.reset(&spec, seed)).unwrap();
+            let enc = watched.encode(&obs);
+            let d = block_on(watched.act(0, &enc, false)).unwrap();
+            assert_eq!(d.q.dom.len(), enc.leaf_refs.len());
+            assert!(d.q.dom.iter().chain(&d.q.token).chain(&d.q.mode).all(|q| q.is_finite()));
+            let enc_trained = agent.encode(&obs);
+            let d_trained = block_on(agent.act(0, &enc_trained, false)).unwrap();
+            assert_eq!(d.q, d_trained.q, "the same greedy Q-values as the trained agent");
+            assert_eq!(d.env_action, d_trained.env_action);
+            block_on(env.step(&d.env_action)).unwrap();
+        }
+    }
+
+    #[test]
+    fn half_precision_files_are_half_the_size_and_act_the_same() {
+        let cfg = DqnConfig { batch_size: 8, replay_capacity: 64, ..DqnConfig::default() };
+        let agent = DomQNetAgent::new(cfg, &Device::flex().autodiff()).unwrap();
+        let full = block_on(agent.save(&["sim-click".into()])).unwrap();
+        let half = block_on(agent.save_with(&["sim-click".into()], Precision::Half)).unwrap();
+        assert!((half.len() as f64) < 0.55 * full.len() as f64, "{} bytes against {}", half.len(), full.len());
+
+        let ckpt = Checkpoint::from_bytes(&half).unwrap();
+        assert!(ckpt.header.half_precision);
+        let mut a = DomQNetAgent::from_checkpoint(Checkpoint::from_bytes(&full).unwrap(), &Device::flex()).unwrap();
+        let mut b = DomQNetAgent::from_checkpoint(ckpt, &Device::flex()).unwrap();
+        let mut env = SimEnv::new(None);
+        for seed in 0..10 {
+            let obs = block_on(env.reset(&SimEnv::spec("sim-click"), seed)).unwrap();
+            let (ea, eb) = (a.encode(&obs), b.encode(&obs));
+            let (qa, qb) = (block_on(a.q_values(&ea, false)).unwrap(), block_on(b.q_values(&eb, false)).unwrap());
+            for (x, y) in qa.dom.iter().zip(&qb.dom).chain(qa.token.iter().zip(&qb.token)) {
+                assert!((x - y).abs() < 1e-2 * (1.0 + x.abs()), "f16 weights change Q by little: {x} vs {y}");
+            }
+        }
+        // A half-precision agent keeps training (in f32).
+        let mut b = DomQNetAgent::from_checkpoint(Checkpoint::from_bytes(&half).unwrap(), &Device::flex().autodiff()).unwrap();
+        let obs = block_on(env.reset(&SimEnv::spec("sim-click"), 1)).unwrap();
+        let enc = b.encode(&obs);
+        block_on(b.act(0, &enc, true)).unwrap();
+    }
+
+    #[test]
+    fn version_1_files_still_load() {
+        let agent = DomQNetAgent::new(small(), &Device::flex().autodiff()).unwrap();
+        let mut bytes = block_on(agent.save(&[])).unwrap();
+        // A version 1 file: the same layout, f32 weights, no precision field in the header.
+        bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
+        let end = bytes.len() - 8;
+        let sum = fnv1a(&bytes[..end]);
+        bytes[end..].copy_from_slice(&sum.to_le_bytes());
+        let ckpt = Checkpoint::from_bytes(&bytes).unwrap();
+        assert!(!ckpt.header.half_precision);
+        DomQNetAgent::from_checkpoint(ckpt, &Device::flex()).unwrap();
     }
 }

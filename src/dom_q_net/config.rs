@@ -10,50 +10,55 @@ use serde::{Deserialize, Serialize};
 #[serde(default)]
 pub struct DqnConfig {
     // ---------------------------------------------------------------- features (Table 2)
-    /// Tag vocabulary cap, `<unk>` and `<pad>` included (issue: 100; Table 2 lists 80).
+    /// Tag vocabulary cap, `<unk>` and `<pad>` included (the reference code's cap, 100; Table 2
+    /// lists 80). The larger cap only adds embedding rows, and the lab's pages have more tags.
     pub tag_vocab: usize,
-    /// Text vocabulary cap, shared by DOM text and goal tokens (issue: 600; Table 2: 400).
+    /// Text vocabulary cap, shared by DOM text and goal tokens (reference code: 600; Table 2: 400).
     pub text_vocab: usize,
-    /// Class vocabulary cap (issue: 100; Table 2: 80).
+    /// Class vocabulary cap (reference code: 100; Table 2: 80).
     pub class_vocab: usize,
-    /// Embedding sizes (Table 2: tag 16, text 32, class 16; the code uses text 48).
+    /// Embedding sizes (Table 2: tag 16, text 32, class 16; the reference code uses text 48).
     pub tag_dim: usize,
     pub text_dim: usize,
     pub class_dim: usize,
-    /// Put the node's text embedding itself into the local module, not only its goal alignment.
-    /// The code leaves it out (text enters through the alignment feature); default follows it,
-    /// which keeps the graph network 3.5x cheaper.
+    /// Put the node's text embedding itself into the local module beside its goal alignment, as
+    /// eq. 3 of the paper does (e_local = [e_attr ; max_j cos(e_attr, e_goal)], text among the
+    /// attributes). The reference code leaves it out (text enters only through the alignment):
+    /// `false` is its choice, a 37-d local module instead of 69-d.
     pub local_text_embedding: bool,
     /// Use a text field's current value as its text (what a person sees in it), so the goal
     /// alignment shows whether the right word was typed. The paper's features carry no value.
     pub value_as_text: bool,
-    /// Most DOM nodes per state (the code's V = 200); larger pages are cut, with a warning.
+    /// Most DOM nodes per state (the reference code's V = 200); larger pages are cut, with a
+    /// warning.
     pub max_nodes: usize,
-    /// Most leaves (DOM actions) per state (Table 2: 160).
+    /// Most leaves (DOM actions) per state (Table 2: "max number of DOMs" 160).
     pub max_leaves: usize,
     /// Most goal tokens (Table 2: 18).
     pub max_goal_tokens: usize,
 
     // ---------------------------------------------------------------- network (Table 2, §3.3)
-    /// Message-passing steps T (Table 2: 3; 7 for social-media).
+    /// Message-passing steps T (Table 2: 3; 7 for social-media, see [`DqnConfig::for_tasks`]).
     pub gnn_steps: usize,
-    /// Hidden sizes of the three Q streams, 2 layers each (Table 2: FC 128; the code uses 128 for
-    /// the DOM stream, 64 for tokens and 32 for the mode).
+    /// Hidden sizes of the three Q streams, 2 layers each (Table 2: FC layers 128 for all three;
+    /// the reference code uses 128 for the DOM stream, 64 for tokens and 32 for the mode).
     pub dom_hidden: usize,
     pub token_hidden: usize,
     pub mode_hidden: usize,
     /// Global readout with goal attention (§3.3 eq. 7); false: max-pool only (eq. 6).
     pub goal_attention: bool,
-    /// Also concatenate the goal vector to the global module (the code's `goal_attn_cat`).
+    /// Also concatenate the goal vector to the global module (the reference code's
+    /// `goal_attn_cat`; App. 6.3 calls it goal concatenation).
     pub goal_concat: bool,
     /// Initial noise scale of the noisy layers (Table 1: σ0 = 0.5).
     pub noisy_sigma0: f64,
 
     // ---------------------------------------------------------------- learning (Table 1)
-    /// Adam learning rate (Table 1: 0.00015; the code uses 1e-4).
+    /// Adam learning rate (Table 1: 0.00015; the reference code uses 1e-4).
     pub learning_rate: f64,
-    /// Adam epsilon (PyTorch's default, which the code ran with).
+    /// Adam epsilon (PyTorch's default, which the reference code ran with; the paper names none).
     pub adam_epsilon: f32,
+    /// Minibatch size (Table 1: 128).
     pub batch_size: usize,
     /// Discount γ (Table 1: 0.99).
     pub gamma: f64,
@@ -65,23 +70,32 @@ pub struct DqnConfig {
     pub updates_per_step: usize,
     /// Steps before learning starts (Table 1: 50 exploration steps); also waits for one batch.
     pub learning_starts: usize,
-    /// Huber loss threshold.
+    /// Huber loss threshold (the reference code's `smooth_l1_loss`, i.e. 1; eq. 8 writes a squared
+    /// error).
     pub huber_delta: f32,
-    /// Elementwise gradient clamp (the code clamps every gradient to ±2.5).
+    /// Elementwise gradient clamp (the reference code clamps every gradient to ±2.5; the paper
+    /// names none).
     pub grad_clip: Option<f32>,
-    /// The code adds the reward once per head (`Σ_i (R + γ^n Q_i)`); the paper's eq. 9 adds it once.
+    /// The reference code adds the reward once per head (`Σ_i (R + γ^n Q_i)`); the paper's eq. 9
+    /// adds it once (the default).
     pub reward_per_head: bool,
-    /// Episodes are cut after this many steps (the code's `max_step_per_epi` = 22).
+    /// Typing into an element that takes no text (a button, a link, a checkbox) clicks it: the
+    /// reference code's type action is `elementClick` then keystrokes, so that is what such an
+    /// action does there. false: the page only gets focus and the step is wasted.
+    pub type_clicks_untypable: bool,
+    /// Episodes are cut after this many steps (the reference code's `max_step_per_epi` = 22; the
+    /// paper names no cap).
     pub max_episode_steps: u32,
 
     // ---------------------------------------------------------------- replay (Table 3)
     /// Buffer size (Table 3: 15,000 single-task, 100,000 multitask).
     pub replay_capacity: usize,
-    /// Prioritisation exponent α (Table 3: 0.5; the code hard-codes 0.8).
+    /// Prioritisation exponent α (Table 3: 0.5; the reference code hard-codes 0.8).
     pub priority_alpha: f64,
-    /// Importance-sampling exponent β (Table 3: 0, i.e. no correction; the code uses 0.8).
+    /// Importance-sampling exponent β (Table 3: 0, i.e. no correction; the reference code uses 0.8).
     pub priority_beta: f64,
-    /// Added to |TD| before prioritising so no transition gets probability 0.
+    /// Added to |TD| before prioritising so no transition gets probability 0 (the reference code:
+    /// 1e-10; Schaul et al. leave it small and unnamed).
     pub priority_epsilon: f64,
 
     /// Seed of parameter init, noise, replay sampling and OOV vectors.
@@ -97,15 +111,15 @@ impl Default for DqnConfig {
             tag_dim: 16,
             text_dim: 32,
             class_dim: 16,
-            local_text_embedding: false,
+            local_text_embedding: true,
             value_as_text: true,
             max_nodes: 200,
             max_leaves: 160,
             max_goal_tokens: 18,
             gnn_steps: 3,
             dom_hidden: 128,
-            token_hidden: 64,
-            mode_hidden: 32,
+            token_hidden: 128,
+            mode_hidden: 128,
             goal_attention: true,
             goal_concat: false,
             noisy_sigma0: 0.5,
@@ -120,6 +134,7 @@ impl Default for DqnConfig {
             huber_delta: 1.0,
             grad_clip: Some(2.5),
             reward_per_head: false,
+            type_clicks_untypable: true,
             max_episode_steps: 22,
             replay_capacity: 15_000,
             priority_alpha: 0.5,
@@ -134,6 +149,45 @@ impl DqnConfig {
     /// The paper's multitask setting: one shared buffer of 100,000 (Table 3).
     pub fn multitask() -> Self {
         DqnConfig { replay_capacity: 100_000, ..Self::default() }
+    }
+
+    /// The reference code's architecture choices where they differ from the paper's: no text
+    /// embedding in the local module, Q streams of 128/64/32. For comparisons.
+    pub fn reference_code() -> Self {
+        DqnConfig { local_text_embedding: false, token_hidden: 64, mode_hidden: 32, ..Self::default() }
+    }
+
+    /// The paper's settings for training on `tasks` together: the multitask buffer (Table 3) for
+    /// more than one task, and T = 7 message-passing steps when a social-media task is among them
+    /// (Table 2).
+    pub fn for_tasks<S: AsRef<str>>(tasks: &[S]) -> Self {
+        let mut cfg = if tasks.len() > 1 { Self::multitask() } else { Self::default() };
+        if tasks.iter().any(|t| t.as_ref().starts_with("social-media")) {
+            cfg.gnn_steps = 7;
+        }
+        cfg
+    }
+
+    /// [`Self::for_tasks`] with the fields given in `overrides` (a JSON object, possibly
+    /// partial) replacing the preset's: what a training request names wins, the rest follows the
+    /// paper for these tasks.
+    pub fn for_tasks_with<S: AsRef<str>>(tasks: &[S], overrides: &serde_json::Value) -> Result<Self, String> {
+        let mut merged = serde_json::to_value(Self::for_tasks(tasks)).map_err(|e| e.to_string())?;
+        match overrides {
+            serde_json::Value::Null => {}
+            serde_json::Value::Object(fields) => {
+                for (k, v) in fields {
+                    if merged.get(k).is_none() {
+                        return Err(format!("unknown agent setting \"{k}\""));
+                    }
+                    merged[k] = v.clone();
+                }
+            }
+            _ => return Err("the agent config must be an object".into()),
+        }
+        let cfg: Self = serde_json::from_value(merged).map_err(|e| format!("bad agent config: {e}"))?;
+        cfg.validate()?;
+        Ok(cfg)
     }
 
     /// Size of a node's local embedding: tag, class, [text], goal alignment, focused (one-hot 2),
@@ -187,12 +241,38 @@ mod tests {
     use super::*;
 
     #[test]
-    fn defaults_are_valid_and_sizes_match_the_reference() {
+    fn defaults_follow_the_paper_and_the_reference_code_is_an_option() {
         let c = DqnConfig::default();
         c.validate().unwrap();
-        assert_eq!(c.local_dim(), 37, "the reference's 37-d local module");
-        assert_eq!(c.global_dim(), 3 * 37);
+        assert_eq!((c.dom_hidden, c.token_hidden, c.mode_hidden), (128, 128, 128), "Table 2: FC 128");
+        assert_eq!(c.local_dim(), 16 + 16 + 32 + 1 + 2 + 2, "eq. 3: text embedding in the local module");
+        assert_eq!(c.global_dim(), 3 * c.local_dim());
+        let r = DqnConfig::reference_code();
+        r.validate().unwrap();
+        assert_eq!(r.local_dim(), 37, "the reference code's 37-d local module");
+        assert_eq!((r.token_hidden, r.mode_hidden), (64, 32));
         assert_eq!(DqnConfig::multitask().replay_capacity, 100_000);
+    }
+
+    #[test]
+    fn task_presets_follow_tables_2_and_3() {
+        let one = DqnConfig::for_tasks(&["click-test"]);
+        assert_eq!((one.gnn_steps, one.replay_capacity), (3, 15_000));
+        let social = DqnConfig::for_tasks(&["social-media-some"]);
+        assert_eq!(social.gnn_steps, 7, "T = 7 for social-media");
+        let multi = DqnConfig::for_tasks(&["login-user", "social-media"]);
+        assert_eq!((multi.gnn_steps, multi.replay_capacity), (7, 100_000));
+
+        let json = serde_json::json!({ "batch_size": 64 });
+        let c = DqnConfig::for_tasks_with(&["social-media"], &json).unwrap();
+        assert_eq!((c.gnn_steps, c.batch_size), (7, 64), "the preset stays where the request is silent");
+        let json = serde_json::json!({ "gnn_steps": 3 });
+        assert_eq!(DqnConfig::for_tasks_with(&["social-media"], &json).unwrap().gnn_steps, 3, "the request wins");
+        assert_eq!(DqnConfig::for_tasks_with(&["click-test"], &serde_json::Value::Null).unwrap(), DqnConfig::default());
+        let err = DqnConfig::for_tasks_with(&["click-test"], &serde_json::json!({ "gnn_stepz": 2 })).unwrap_err();
+        assert!(err.contains("gnn_stepz"), "{err}");
+        let err = DqnConfig::for_tasks_with(&["click-test"], &serde_json::json!({ "batch_size": 0 })).unwrap_err();
+        assert!(err.contains("batch_size"), "{err}");
     }
 
     #[test]

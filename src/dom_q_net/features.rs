@@ -50,6 +50,8 @@ pub struct Encoded {
     pub features: StateFeatures,
     /// Ref of each leaf, in the order of `features.leaves`.
     pub leaf_refs: Vec<NodeRef>,
+    /// Whether each leaf takes typed text (a text-like input or a textarea).
+    pub leaf_typable: Vec<bool>,
     /// The goal tokens as typed text, in the order of `features.goal`.
     pub goal_tokens: Vec<String>,
     /// Set when the page was larger than the model's caps and was cut.
@@ -65,6 +67,7 @@ pub fn encode(vocabs: &mut Vocabs, obs: &Observation, cfg: &DqnConfig) -> Encode
 
     let mut f = StateFeatures::default();
     let mut leaf_refs = Vec::new();
+    let mut leaf_typable = Vec::new();
     let mut cut_leaves = 0usize;
     for (i, n) in nodes.iter().take(kept).enumerate() {
         f.tags.push(vocabs.tag.id_or_add(&n.tag).unwrap_or(UNK) as u16);
@@ -82,6 +85,7 @@ pub fn encode(vocabs: &mut Vocabs, obs: &Observation, cfg: &DqnConfig) -> Encode
             if f.leaves.len() < cfg.max_leaves {
                 f.leaves.push(i as u16);
                 leaf_refs.push(n.r#ref);
+                leaf_typable.push(typable(&n.tag));
             } else {
                 cut_leaves += 1;
             }
@@ -106,7 +110,14 @@ pub fn encode(vocabs: &mut Vocabs, obs: &Observation, cfg: &DqnConfig) -> Encode
         cuts.push(format!("{} goal tokens (cap {})", tokens.len(), cfg.max_goal_tokens));
     }
     let warning = (!cuts.is_empty()).then(|| format!("page larger than the model's caps, truncated: {}", cuts.join(", ")));
-    Encoded { features: f, leaf_refs, goal_tokens, warning }
+    Encoded { features: f, leaf_refs, leaf_typable, goal_tokens, warning }
+}
+
+/// Whether an element with the reader's `tag` takes typed text: a textarea, or an input that is
+/// not a box, a button, a file or a slider.
+pub fn typable(tag: &str) -> bool {
+    const NOT_TEXT: [&str; 9] = ["checkbox", "radio", "button", "submit", "reset", "image", "file", "range", "color"];
+    tag == "TEXTAREA" || tag.strip_prefix("INPUT_").is_some_and(|kind| !NOT_TEXT.contains(&kind.to_ascii_lowercase().as_str()))
 }
 
 fn encode_text<'a>(vocabs: &mut Vocabs, oov: &mut HashMap<&'a str, u32>, text_vocab: u32, s: &'a str) -> u32 {
@@ -163,6 +174,17 @@ mod tests {
         assert_eq!(e.features.parents, [NO_PARENT, 0, 0]);
         assert_eq!(e.features.n_oov, 0);
         assert!(e.warning.is_none());
+        assert_eq!(e.leaf_typable, [false, false], "buttons take no text");
+    }
+
+    #[test]
+    fn text_fields_are_typable_boxes_and_buttons_are_not() {
+        for tag in ["INPUT_text", "INPUT_password", "INPUT_email", "INPUT_number", "TEXTAREA"] {
+            assert!(typable(tag), "{tag}");
+        }
+        for tag in ["INPUT_checkbox", "INPUT_radio", "INPUT_submit", "BUTTON", "SPAN", "t", "SELECT"] {
+            assert!(!typable(tag), "{tag}");
+        }
     }
 
     #[test]

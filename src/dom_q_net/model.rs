@@ -55,14 +55,32 @@ impl NoisyLinear {
         self
     }
 
-    /// With `noisy` false only the means are used (greedy evaluation).
-    pub fn forward(&self, x: Tensor<2>, noisy: bool) -> Tensor<2> {
+    /// Weight [d_in, d_out] and bias of this forward pass: the means only when not `noisy`.
+    fn weights(&self, noisy: bool) -> (Tensor<2>, Tensor<1>) {
         if !noisy {
-            return x.matmul(self.w_mu.val()) + self.b_mu.val().unsqueeze::<2>();
+            return (self.w_mu.val(), self.b_mu.val());
         }
         let w = self.w_mu.val() + self.w_sigma.val() * self.eps_in.clone().matmul(self.eps_out.clone());
         let b = self.b_mu.val() + self.b_sigma.val() * self.eps_out.clone().reshape([self.d_out]);
+        (w, b)
+    }
+
+    /// With `noisy` false only the means are used (greedy evaluation).
+    pub fn forward(&self, x: Tensor<2>, noisy: bool) -> Tensor<2> {
+        let (w, b) = self.weights(noisy);
         x.matmul(w) + b.unsqueeze::<2>()
+    }
+
+    /// The layer on rows `[x_i ; s_group(i)]` without building them: `x` [r, a] holds each row's
+    /// own part, `shared` [k, d_in − a] the parts shared by groups of rows (e.g. a state's global
+    /// embedding, the same for all of its leaves), `group` [r] each row's group. Same result as
+    /// `forward` on the concatenation; the shared part is multiplied once per group, not per row.
+    pub fn forward_shared(&self, x: Tensor<2>, shared: Tensor<2>, group: Tensor<1, Int>, noisy: bool) -> Tensor<2> {
+        let (w, b) = self.weights(noisy);
+        let a = x.dims()[1];
+        let own = x.matmul(w.clone().slice([0..a, 0..self.d_out]));
+        let common = shared.matmul(w.slice([a..self.d_in, 0..self.d_out])).select(0, group);
+        own + common + b.unsqueeze::<2>()
     }
 }
 
@@ -91,6 +109,10 @@ impl QStream {
     }
     fn forward(&self, x: Tensor<2>, noisy: bool) -> Tensor<2> {
         self.out.forward(relu(self.hidden.forward(x, noisy)), noisy)
+    }
+    /// `forward` on rows `[x_i ; shared_group(i)]` (see [`NoisyLinear::forward_shared`]).
+    fn forward_shared(&self, x: Tensor<2>, shared: Tensor<2>, group: Tensor<1, Int>, noisy: bool) -> Tensor<2> {
+        self.out.forward(relu(self.hidden.forward_shared(x, shared, group, noisy)), noisy)
     }
 }
 
@@ -212,13 +234,16 @@ impl DomQNetModel {
         parts.extend([align, one_hot(&p.focused), one_hot(&p.tampered)]);
         let local = Tensor::cat(parts, 1); // [n, d]
 
-        // Gated graph network: m = Σ_neighbours W h; GRU update; T steps.
-        let mut h = local.clone();
+        // Gated graph network on the real nodes only (compact rows): m = Σ_neighbours W h; GRU
+        // update; T steps.
+        let n_real = p.node_rows.len();
+        let local_c = if n_real == n { local.clone() } else { local.clone().select(0, ints(&p.node_rows)) };
+        let mut h = local_c.clone();
         if !p.edge_src.is_empty() {
             let (src, dst) = (ints(&p.edge_src), ints(&p.edge_dst));
             for _ in 0..self.gnn_steps {
                 let msgs = self.w_msg.forward(h.clone()).select(0, src.clone());
-                let m = Tensor::<2>::zeros([n, d], &dev).select_assign(0, dst.clone(), msgs, IndexingUpdateOp::Add);
+                let m = Tensor::<2>::zeros([n_real, d], &dev).select_assign(0, dst.clone(), msgs, IndexingUpdateOp::Add);
                 let mh = Tensor::cat(vec![m.clone(), h.clone()], 1);
                 let r = sigmoid(self.w_reset.forward(mh.clone()));
                 let u = sigmoid(self.w_update.forward(mh));
@@ -226,12 +251,18 @@ impl DomQNetModel {
                 h = h.clone() + u * (cand - h);
             }
         }
-        let neighbor = h;
+        let neighbor_c = h;
+        // Back to the padded layout for the readout; padding rows read a zero row (and are masked).
+        let neighbor = if n_real == n {
+            neighbor_c.clone()
+        } else {
+            Tensor::cat(vec![neighbor_c.clone(), Tensor::zeros([1, d], &dev)], 0).select(0, ints(&p.pad_to_node))
+        };
 
         // Global module: max-pooled local and neighbour embeddings, goal attention.
         let node_mask = floats(&p.node_mask, [b, v, 1]);
-        let local3 = local.clone().reshape([b, v, d]);
-        let neigh3 = neighbor.clone().reshape([b, v, d]);
+        let local3 = local.reshape([b, v, d]);
+        let neigh3 = neighbor.reshape([b, v, d]);
         let mut globals = vec![
             (local3.clone() + node_mask.clone()).max_dim(1).reshape([b, d]),
             (neigh3.clone() + node_mask.clone()).max_dim(1).reshape([b, d]),
@@ -250,20 +281,91 @@ impl DomQNetModel {
             }
         }
         let global = Tensor::cat(globals, 1); // [b, gd]
+        debug_assert_eq!(global.dims()[1], gd);
 
-        // Q streams.
-        let per = |x: Tensor<2>, k: usize| x.reshape([b, 1, gd]).expand([b, k, gd]).reshape([b * k, gd]);
-        let leaf_rows = ints(&p.leaf_rows);
-        let dom_in = Tensor::cat(
-            vec![local.select(0, leaf_rows.clone()), neighbor.select(0, leaf_rows), per(global.clone(), l)],
-            1,
-        );
-        let dom = self.dom_stream.forward(dom_in, noisy).reshape([b, l])
-            + Tensor::<2>::from_data(TensorData::new(p.leaf_mask.clone(), [b, l]), &plain);
-        let tok_in = Tensor::cat(vec![goal_text, goal_pos, per(global.clone(), g)], 1);
-        let token = self.token_stream.forward(tok_in, noisy).reshape([b, g])
+        // Q streams. The DOM stream scores the real leaves, [e_local ; e_neighbor ; e_global]
+        // each, with the global part shared per state; padding slots read a zero row and masked.
+        let leaf_mask = Tensor::<2>::from_data(TensorData::new(p.leaf_mask.clone(), [b, l]), &plain);
+        let dom = if p.leaf_nodes.is_empty() {
+            leaf_mask
+        } else {
+            let leaves = ints(&p.leaf_nodes);
+            let own = Tensor::cat(vec![local_c.select(0, leaves.clone()), neighbor_c.select(0, leaves)], 1);
+            let q = self.dom_stream.forward_shared(own, global.clone(), ints(&p.leaf_state), noisy); // [L, 1]
+            Tensor::cat(vec![q, Tensor::zeros([1, 1], &dev)], 0).select(0, ints(&p.leaf_slots)).reshape([b, l]) + leaf_mask
+        };
+        // The token stream: [e_token ; e_position ; e_global] per goal token.
+        let token = self
+            .token_stream
+            .forward_shared(Tensor::cat(vec![goal_text, goal_pos], 1), global.clone(), ints(&p.goal_state), noisy)
+            .reshape([b, g])
             + Tensor::<2>::from_data(TensorData::new(p.goal_mask.clone(), [b, g]), &plain);
         let mode = self.mode_stream.forward(global, noisy);
         QOut { dom, token, mode }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dom_q_net::batch::pack;
+    use crate::dom_q_net::features::{FOCUSED, NO_PARENT, StateFeatures};
+
+    fn values(t: Tensor<2>) -> Vec<f32> {
+        t.into_data().try_to_vec::<f32>().unwrap()
+    }
+
+    fn close(a: &[f32], b: &[f32]) -> bool {
+        a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() <= 1e-4 * (1.0 + x.abs()))
+    }
+
+    #[test]
+    fn shared_parts_give_the_same_layer_output_as_concatenated_rows() {
+        let dev = Device::flex();
+        let mut rng = Rng::new(3);
+        let layer = NoisyLinear::new(5, 4, 0.5, &dev).resample(&mut rng);
+        let own = Tensor::<2>::random([3, 2], burn::tensor::Distribution::Normal(0.0, 1.0), &dev);
+        let shared = Tensor::<2>::random([2, 3], burn::tensor::Distribution::Normal(0.0, 1.0), &dev);
+        let group = Tensor::<1, Int>::from_data(TensorData::new(vec![1i64, 0, 1], [3]), &dev);
+        let rows = Tensor::cat(vec![own.clone(), shared.clone().select(0, group.clone())], 1);
+        for noisy in [false, true] {
+            let a = values(layer.forward(rows.clone(), noisy));
+            let b = values(layer.forward_shared(own.clone(), shared.clone(), group.clone(), noisy));
+            assert!(close(&a, &b), "noisy {noisy}: {a:?} vs {b:?}");
+        }
+    }
+
+    fn page(n: usize, goal: usize) -> StateFeatures {
+        StateFeatures {
+            tags: (0..n).map(|i| 2 + (i % 5) as u16).collect(),
+            classes: vec![1; n],
+            texts: (0..n).map(|i| 2 + (i % 7) as u32).collect(),
+            flags: (0..n).map(|i| if i == 1 { FOCUSED } else { 0 }).collect(),
+            parents: (0..n).map(|i| if i == 0 { NO_PARENT } else { ((i - 1) / 2) as u16 }).collect(),
+            leaves: ((n / 2) as u16..n as u16).collect(),
+            goal: (0..goal as u32).map(|i| 3 + i).collect(),
+            n_oov: 0,
+        }
+    }
+
+    #[test]
+    fn a_states_q_values_do_not_depend_on_the_rest_of_its_batch() {
+        // Padding (to the batch's largest page, most leaves, most goal tokens) must change nothing.
+        let cfg = DqnConfig { dom_hidden: 16, token_hidden: 8, mode_hidden: 8, ..DqnConfig::default() };
+        let dev = Device::flex();
+        let mut rng = Rng::new(1);
+        let model = DomQNetModel::new(&cfg, &dev).resample_noise(&mut rng);
+        let (small, big, bare) = (page(5, 2), page(13, 4), page(3, 0));
+        for noisy in [false, true] {
+            let alone = model.forward(&pack(&[&small], &cfg, &mut rng), noisy);
+            let mixed = model.forward(&pack(&[&big, &small, &bare], &cfg, &mut rng), noisy);
+            let row = |t: Tensor<2>, k: usize, len: usize| values(t.slice([k..k + 1, 0..len]));
+            assert!(close(&row(alone.dom, 0, 3), &row(mixed.dom.clone(), 1, 3)), "DOM Q");
+            assert!(close(&row(alone.token, 0, 2), &row(mixed.token.clone(), 1, 2)), "token Q");
+            assert!(close(&row(alone.mode, 0, 2), &row(mixed.mode, 1, 2)), "mode Q");
+            let padded = row(mixed.dom, 1, 7);
+            assert!(padded[3..].iter().all(|&q| q < -1e8), "padding leaves are masked: {padded:?}");
+            assert!(row(mixed.token, 2, 4).iter().all(|&q| q < -1e8), "a state without goal tokens has none to type");
+        }
     }
 }

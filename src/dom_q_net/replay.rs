@@ -235,6 +235,53 @@ impl PrioritizedReplay {
     pub fn priority(&self, index: usize) -> f64 {
         self.tree.get(index)
     }
+
+    /// The newest `n` transitions with their priorities, oldest first (for saving a run).
+    pub fn recent(&self, n: usize) -> Vec<StoredTransition> {
+        let cap = self.items.len();
+        let n = n.min(self.len);
+        (0..n)
+            .map(|k| (self.next + cap - n + k) % cap)
+            .map(|i| {
+                let t = self.get(i);
+                StoredTransition {
+                    state: (*t.state).clone(),
+                    action: t.action,
+                    reward: t.reward,
+                    next: t.next.as_deref().cloned(),
+                    discount: t.discount,
+                    priority: self.tree.get(i),
+                }
+            })
+            .collect()
+    }
+
+    /// Puts saved transitions back, with their priorities.
+    pub fn restore(&mut self, saved: Vec<StoredTransition>) {
+        for s in saved {
+            let slot = self.next;
+            self.push(Transition {
+                state: Arc::new(s.state),
+                action: s.action,
+                reward: s.reward,
+                next: s.next.map(Arc::new),
+                discount: s.discount,
+            });
+            self.tree.set(slot, s.priority);
+            self.max_priority = self.max_priority.max(s.priority);
+        }
+    }
+}
+
+/// A transition as saved with a training run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StoredTransition {
+    pub state: StateFeatures,
+    pub action: DqnAction,
+    pub reward: f32,
+    pub next: Option<StateFeatures>,
+    pub discount: f32,
+    pub priority: f64,
 }
 
 #[cfg(test)]
@@ -283,6 +330,22 @@ mod tests {
         let b = r.sample(4, 1.0);
         let max = b.weights.iter().cloned().fold(0.0, f32::max);
         assert_eq!(max, 1.0);
+    }
+
+    #[test]
+    fn recent_transitions_survive_a_save_and_restore() {
+        let mut r = PrioritizedReplay::new(3, 1.0, 0.0, 1);
+        for k in 0..5 {
+            r.push(Transition { state: st(k), action: A, reward: k as f32, next: Some(st(k + 1)), discount: 0.5 });
+        }
+        r.update(&[1], &[9.0]); // slot 1 holds the 5th transition (k = 4)
+        let saved = r.recent(2);
+        assert_eq!(saved.iter().map(|t| t.state.tags[0]).collect::<Vec<_>>(), [3, 4], "newest two, oldest first");
+        assert_eq!(saved[1].priority, 9.0);
+        let mut back = PrioritizedReplay::new(3, 1.0, 0.0, 1);
+        back.restore(saved.clone());
+        assert_eq!(back.len(), 2);
+        assert_eq!(back.recent(2), saved);
     }
 
     #[test]

@@ -26,12 +26,16 @@ pub struct TaskProgress {
     pub solved_at_frames: Option<u64>,
     /// All frames (every task's) when this task was first solved.
     pub solved_at_total: Option<u64>,
+    /// Training time (ms, by the trainer's clock, pauses excluded) when this task was first solved.
+    #[serde(default)]
+    pub solved_at_ms: Option<f64>,
 }
 
 /// Something that happened during training, for charts and logs.
 pub enum TrainEvent<'a> {
-    /// One action: the decision, its result, and how long choosing it took (ms).
-    Step { task: usize, decision: &'a Decision, step: &'a Step, act_ms: f64 },
+    /// One action: the decision, its result, how long choosing it took and how long the
+    /// environment took to perform it (ms).
+    Step { task: usize, decision: &'a Decision, step: &'a Step, act_ms: f64, env_ms: f64 },
     Episode { task: usize, result: &'a EpisodeResult, progress: &'a TaskProgress },
     /// One update and how long it took (ms).
     Update { stats: &'a UpdateStats, update_ms: f64 },
@@ -57,6 +61,18 @@ pub fn episode_seed(base: u32, task: usize, episode: u64) -> u32 {
     base.wrapping_add((task as u32).wrapping_mul(1_000_003)).wrapping_add(episode as u32)
 }
 
+/// What a [`Trainer`] needs to continue a run after a reload.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TrainerState {
+    pub tasks: Vec<TaskSpec>,
+    pub progress: Vec<TaskProgress>,
+    pub episodes: Vec<u64>,
+    pub seed: u32,
+    /// Milliseconds spent inside [`Trainer::run`] so far.
+    #[serde(default)]
+    pub elapsed_ms: f64,
+}
+
 /// The state of a training run that outlives one call: each task's progress, its running
 /// episode, and how many episodes it has started. [`Trainer::run`] can be called again to
 /// continue where it stopped (after a pause, a checkpoint, a change of page).
@@ -68,6 +84,8 @@ pub struct Trainer {
     clock: fn() -> f64,
     running: Vec<Option<Running>>,
     episodes: Vec<u64>,
+    /// Milliseconds spent inside `run` (so pauses between calls do not count).
+    elapsed_ms: f64,
 }
 
 impl Trainer {
@@ -79,7 +97,36 @@ impl Trainer {
             episodes: vec![0; tasks.len()],
             tasks,
             seed,
+            elapsed_ms: 0.0,
         }
+    }
+
+    /// A trainer that continues from a saved state (running episodes start afresh).
+    pub fn from_state(state: TrainerState) -> Self {
+        Trainer {
+            clock: || 0.0,
+            running: state.tasks.iter().map(|_| None).collect(),
+            tasks: state.tasks,
+            progress: state.progress,
+            episodes: state.episodes,
+            seed: state.seed,
+            elapsed_ms: state.elapsed_ms,
+        }
+    }
+
+    pub fn state(&self) -> TrainerState {
+        TrainerState {
+            tasks: self.tasks.clone(),
+            progress: self.progress.clone(),
+            episodes: self.episodes.clone(),
+            seed: self.seed,
+            elapsed_ms: self.elapsed_ms,
+        }
+    }
+
+    /// Milliseconds spent training (inside [`Self::run`]), by the trainer's clock.
+    pub fn elapsed_ms(&self) -> f64 {
+        self.elapsed_ms
     }
 
     /// Times acting and updates with `clock` (milliseconds).
@@ -111,93 +158,102 @@ impl Trainer {
         let failed = |e: String| EnvError::Browser(format!("agent: {e}"));
         let (tasks, progress, running, episodes) = (&self.tasks, &mut self.progress, &mut self.running, &mut self.episodes);
         let clock = self.clock;
-
-        'outer: loop {
-            for k in 0..tasks.len() {
-                if agent.counters.env_steps >= until_frames {
-                    break 'outer;
-                }
-                // Start an episode if the task has none running.
-                let run = match running[k].take() {
-                    Some(r) => r,
-                    None => {
-                        let seed = episode_seed(self.seed, k, episodes[k]);
-                        episodes[k] += 1;
-                        let obs = envs[k].reset(&tasks[k], seed).await?;
-                        let state = agent.encode(&obs);
-                        if let Some(w) = &state.warning {
-                            if on_event(TrainEvent::Warning { task: k, message: w }) == Control::Stop {
-                                running[k] = Some(Running { state, steps: 0, seed });
-                                break 'outer;
+        let (run_start, elapsed_before, base_seed) = (clock(), self.elapsed_ms, self.seed);
+        // An async block so that `?` ends the loop and the time spent is still counted.
+        let result: Result<(), EnvError> = async {
+            'outer: loop {
+                for k in 0..tasks.len() {
+                    if agent.counters.env_steps >= until_frames {
+                        break 'outer;
+                    }
+                    // Start an episode if the task has none running.
+                    let run = match running[k].take() {
+                        Some(r) => r,
+                        None => {
+                            let seed = episode_seed(base_seed, k, episodes[k]);
+                            episodes[k] += 1;
+                            let obs = envs[k].reset(&tasks[k], seed).await?;
+                            let state = agent.encode(&obs);
+                            if let Some(w) = &state.warning {
+                                if on_event(TrainEvent::Warning { task: k, message: w }) == Control::Stop {
+                                    running[k] = Some(Running { state, steps: 0, seed });
+                                    break 'outer;
+                                }
                             }
+                            Running { state, steps: 0, seed }
                         }
-                        Running { state, steps: 0, seed }
-                    }
-                };
-
-                // Act, step the page, store the transition.
-                let t0 = clock();
-                let decision = agent.act(k, &run.state, true).await.map_err(failed)?;
-                let act_ms = clock() - t0;
-                let step = match envs[k].step(&decision.env_action).await {
-                    Ok(step) => step,
-                    // An action that does not fit its target (e.g. a bad option) changes nothing.
-                    Err(EnvError::BadTarget { .. }) => {
-                        Step { observation: Default::default(), reward: 0.0, raw_reward: 0.0, done: false, reason: None }
-                    }
-                    Err(e) => {
-                        agent.abandon_episode(k);
-                        return Err(e);
-                    }
-                };
-                let next =
-                    if step.observation.dom.nodes.is_empty() { run.state.clone() } else { agent.encode(&step.observation) };
-                let steps = run.steps + 1;
-                let cut = !step.done && steps >= max_steps;
-                agent.observe(k, step.raw_reward, &next, step.done || cut);
-                progress[k].frames += 1;
-                let mut control = on_event(TrainEvent::Step { task: k, decision: &decision, step: &step, act_ms });
-
-                if step.done || cut {
-                    let result = EpisodeResult {
-                        seed: run.seed,
-                        steps,
-                        reward: if cut { -1.0 } else { step.reward },
-                        raw_reward: if cut { -1.0 } else { step.raw_reward },
-                        reason: if cut { Some(crate::env::STEP_LIMIT_REASON.into()) } else { step.reason.clone() },
                     };
-                    let p = &mut progress[k];
-                    p.stats.record(&result);
-                    if p.solved_at_frames.is_none()
-                        && p.stats.episodes >= RunStats::WINDOW as u64
-                        && p.stats.success_rate_100 >= SOLVE_RATE
-                    {
-                        p.solved_at_frames = Some(p.frames);
-                        p.solved_at_total = Some(agent.counters.env_steps);
-                    }
-                    if on_event(TrainEvent::Episode { task: k, result: &result, progress: p }) == Control::Stop {
-                        control = Control::Stop;
-                    }
-                } else {
-                    running[k] = Some(Running { state: next, steps, seed: run.seed });
-                }
 
-                // One update per environment step (Table 1).
-                for _ in 0..agent.cfg.updates_per_step {
+                    // Act, step the page, store the transition.
                     let t0 = clock();
-                    if let Some(stats) = agent.learn().await.map_err(failed)? {
-                        let update_ms = clock() - t0;
-                        if on_event(TrainEvent::Update { stats: &stats, update_ms }) == Control::Stop {
+                    let decision = agent.act(k, &run.state, true).await.map_err(failed)?;
+                    let t1 = clock();
+                    let act_ms = t1 - t0;
+                    let step = match envs[k].step(&decision.env_action).await {
+                        Ok(step) => step,
+                        // An action that does not fit its target (e.g. a bad option) changes nothing.
+                        Err(EnvError::BadTarget { .. }) => {
+                            Step { observation: Default::default(), reward: 0.0, raw_reward: 0.0, done: false, reason: None }
+                        }
+                        Err(e) => {
+                            agent.abandon_episode(k);
+                            return Err(e);
+                        }
+                    };
+                    let next =
+                        if step.observation.dom.nodes.is_empty() { run.state.clone() } else { agent.encode(&step.observation) };
+                    let steps = run.steps + 1;
+                    let cut = !step.done && steps >= max_steps;
+                    agent.observe(k, step.raw_reward, &next, step.done || cut);
+                    progress[k].frames += 1;
+                    let env_ms = clock() - t1;
+                    let mut control = on_event(TrainEvent::Step { task: k, decision: &decision, step: &step, act_ms, env_ms });
+
+                    if step.done || cut {
+                        let result = EpisodeResult {
+                            seed: run.seed,
+                            steps,
+                            reward: if cut { -1.0 } else { step.reward },
+                            raw_reward: if cut { -1.0 } else { step.raw_reward },
+                            reason: if cut { Some(crate::env::STEP_LIMIT_REASON.into()) } else { step.reason.clone() },
+                        };
+                        let p = &mut progress[k];
+                        p.stats.record(&result);
+                        if p.solved_at_frames.is_none()
+                            && p.stats.episodes >= RunStats::WINDOW as u64
+                            && p.stats.success_rate_100 >= SOLVE_RATE
+                        {
+                            p.solved_at_frames = Some(p.frames);
+                            p.solved_at_total = Some(agent.counters.env_steps);
+                            p.solved_at_ms = Some(elapsed_before + (clock() - run_start));
+                        }
+                        if on_event(TrainEvent::Episode { task: k, result: &result, progress: p }) == Control::Stop {
                             control = Control::Stop;
                         }
+                    } else {
+                        running[k] = Some(Running { state: next, steps, seed: run.seed });
+                    }
+
+                    // One update per environment step (Table 1).
+                    for _ in 0..agent.cfg.updates_per_step {
+                        let t0 = clock();
+                        if let Some(stats) = agent.learn().await.map_err(failed)? {
+                            let update_ms = clock() - t0;
+                            if on_event(TrainEvent::Update { stats: &stats, update_ms }) == Control::Stop {
+                                control = Control::Stop;
+                            }
+                        }
+                    }
+                    if control == Control::Stop {
+                        break 'outer;
                     }
                 }
-                if control == Control::Stop {
-                    break 'outer;
-                }
             }
+            Ok(())
         }
-        Ok(())
+        .await;
+        self.elapsed_ms = elapsed_before + (clock() - run_start);
+        result
     }
 }
 
@@ -216,7 +272,9 @@ pub async fn train<E: Environment>(
     Ok(trainer.progress)
 }
 
-/// Greedy evaluation (noise off): success rate of `episodes` episodes from seed `seed` on.
+/// Greedy evaluation (noise off): success rate of `episodes` episodes from seed `seed` on. Each
+/// episode starts from the agent's vocabularies as they were, and they are left so: evaluation
+/// does not change the agent, and each episode's result does not depend on the others.
 pub async fn evaluate<E: Environment>(
     agent: &mut DomQNetAgent,
     env: &mut E,
@@ -227,34 +285,150 @@ pub async fn evaluate<E: Environment>(
     let mut stats = RunStats::default();
     for e in 0..episodes {
         let ep_seed = seed.wrapping_add(e);
-        let mut obs = env.reset(task, ep_seed).await?;
-        let mut steps = 0;
-        let result = loop {
-            let enc = agent.encode(&obs);
-            let d = agent.act(usize::MAX, &enc, false).await.map_err(|e| EnvError::Browser(e))?;
-            let step = match env.step(&d.env_action).await {
-                Err(EnvError::BadTarget { .. }) => None,
-                other => Some(other?),
-            };
-            steps += 1;
-            match step {
-                Some(s) if s.done => {
-                    break EpisodeResult { seed: ep_seed, steps, reward: s.reward, raw_reward: s.raw_reward, reason: s.reason };
-                }
-                Some(s) => obs = s.observation,
-                None => {}
-            }
-            if steps >= agent.cfg.max_episode_steps {
-                break EpisodeResult {
-                    seed: ep_seed,
-                    steps,
-                    reward: -1.0,
-                    raw_reward: -1.0,
-                    reason: Some(crate::env::STEP_LIMIT_REASON.into()),
-                };
-            }
-        };
-        stats.record(&result);
+        let vocabs = agent.vocabs.clone();
+        let result = greedy_episode(agent, env, task, ep_seed).await;
+        agent.vocabs = vocabs;
+        stats.record(&result?);
     }
     Ok(stats)
+}
+
+async fn greedy_episode<E: Environment>(
+    agent: &mut DomQNetAgent,
+    env: &mut E,
+    task: &TaskSpec,
+    ep_seed: u32,
+) -> Result<EpisodeResult, EnvError> {
+    let mut obs = env.reset(task, ep_seed).await?;
+    let mut steps = 0;
+    loop {
+        let enc = agent.encode(&obs);
+        let d = agent.act(usize::MAX, &enc, false).await.map_err(EnvError::Browser)?;
+        let step = match env.step(&d.env_action).await {
+            Err(EnvError::BadTarget { .. }) => None,
+            other => Some(other?),
+        };
+        steps += 1;
+        match step {
+            Some(s) if s.done => {
+                return Ok(EpisodeResult { seed: ep_seed, steps, reward: s.reward, raw_reward: s.raw_reward, reason: s.reason });
+            }
+            Some(s) => obs = s.observation,
+            None => {}
+        }
+        if steps >= agent.cfg.max_episode_steps {
+            return Ok(EpisodeResult {
+                seed: ep_seed,
+                steps,
+                reward: -1.0,
+                raw_reward: -1.0,
+                reason: Some(crate::env::STEP_LIMIT_REASON.into()),
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    use burn::prelude::Device;
+
+    use super::*;
+    use crate::dom_q_net::DqnConfig;
+    use crate::env::{Action, Observation};
+    use crate::sim::SimEnv;
+    use crate::util::block_on;
+
+    #[derive(Clone, Debug, PartialEq)]
+    enum Call {
+        Reset { task: usize, seed: u32 },
+        Step { task: usize },
+        Update,
+    }
+
+    /// A simulator that writes every call into a log shared by all tasks.
+    struct Logged {
+        task: usize,
+        inner: SimEnv,
+        log: Rc<RefCell<Vec<Call>>>,
+    }
+
+    impl Environment for Logged {
+        async fn reset(&mut self, task: &TaskSpec, seed: u32) -> Result<Observation, EnvError> {
+            self.log.borrow_mut().push(Call::Reset { task: self.task, seed });
+            self.inner.reset(task, seed).await
+        }
+        async fn step(&mut self, action: &Action) -> Result<Step, EnvError> {
+            self.log.borrow_mut().push(Call::Step { task: self.task });
+            self.inner.step(action).await
+        }
+    }
+
+    #[test]
+    fn algorithm_1_steps_the_tasks_round_robin_with_one_update_each() {
+        let names = ["sim-click", "sim-type", "sim-click"];
+        let cfg = DqnConfig {
+            batch_size: 4,
+            replay_capacity: 256,
+            learning_starts: 6,
+            dom_hidden: 16,
+            token_hidden: 8,
+            mode_hidden: 8,
+            max_episode_steps: 4,
+            ..DqnConfig::default()
+        };
+        let mut agent = DomQNetAgent::new(cfg, &Device::flex().autodiff()).unwrap();
+        let log = Rc::new(RefCell::new(Vec::new()));
+        let mut envs: Vec<Logged> =
+            (0..3).map(|task| Logged { task, inner: SimEnv::new(None), log: log.clone() }).collect();
+        let tasks: Vec<TaskSpec> = names.iter().map(|n| SimEnv::spec(n)).collect();
+        let mut trainer = Trainer::new(tasks, 40);
+        let on_update = log.clone();
+        block_on(trainer.run(&mut agent, &mut envs, 30, |ev| {
+            if let TrainEvent::Update { .. } = ev {
+                on_update.borrow_mut().push(Call::Update);
+            }
+            Control::Continue
+        }))
+        .unwrap();
+
+        let log = log.borrow();
+        let steps: Vec<usize> = log.iter().filter_map(|c| if let Call::Step { task } = c { Some(*task) } else { None }).collect();
+        assert_eq!(steps, (0..30).map(|i| i % 3).collect::<Vec<_>>(), "one step per task per round, in order");
+        assert_eq!(trainer.progress.iter().map(|p| p.frames).collect::<Vec<_>>(), [10, 10, 10]);
+
+        // Resets come right before their task's step, with that task's own seed sequence.
+        let mut started = [0u64; 3];
+        for (i, c) in log.iter().enumerate() {
+            if let Call::Reset { task, seed } = *c {
+                assert_eq!(log[i + 1], Call::Step { task }, "a reset is followed by its task's step");
+                assert_eq!(seed, episode_seed(40, task, started[task]));
+                started[task] += 1;
+            }
+        }
+        assert!(started.iter().all(|&n| n >= 3), "episodes of at most 4 steps restart: {started:?}");
+
+        // Once the buffer holds a batch and the 6 exploration steps are done, exactly one update
+        // follows each step (Table 1); none before.
+        let mut step_no = 0;
+        let mut first_update = None;
+        for (i, c) in log.iter().enumerate() {
+            if let Call::Step { .. } = c {
+                step_no += 1;
+                let updated = log.get(i + 1) == Some(&Call::Update);
+                if updated && first_update.is_none() {
+                    first_update = Some(step_no);
+                }
+                if first_update.is_some() {
+                    assert!(updated, "step {step_no} is followed by its update");
+                    assert_ne!(log.get(i + 2), Some(&Call::Update), "one update per step, not more");
+                }
+            }
+        }
+        let first = first_update.expect("learning started");
+        assert!((6..20).contains(&first), "learning starts after the exploration steps, at step {first}");
+        assert_eq!(agent.counters.updates as usize, log.iter().filter(|c| **c == Call::Update).count());
+    }
 }

@@ -2,8 +2,12 @@
 //! thread's task pages through [`RemoteEnv`]s, so the page stays responsive while it learns.
 //!
 //! It picks its backend at start: WebGPU where the browser offers an adapter and a short timing
-//! probe shows it faster than the CPU, the CPU (flex) otherwise, and says why. If WebGPU fails
-//! mid-run (e.g. the device is lost) it carries on with the CPU from its last checkpoint.
+//! probe shows it faster than the CPU, the CPU (flex) otherwise, and says why. A WebGPU start or
+//! probe that hangs falls back to the CPU after a timeout. If WebGPU fails mid-run (e.g. the
+//! device is lost) it carries on with the CPU from its last checkpoint.
+//!
+//! Control from the page: pause/resume, a single step while paused (one environment step and its
+//! update), stop, and checkpoint requests (served while paused too).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -17,10 +21,12 @@ use wasm_bindgen_futures::future_to_promise;
 use super::remote::{RemoteEnv, to_js};
 use super::util::{now_ms, sleep};
 use crate::dom_q_net::agent::probe_update;
-use crate::dom_q_net::checkpoint::Checkpoint;
-use crate::dom_q_net::train::{Control, TaskProgress, TrainEvent, Trainer};
+use crate::dom_q_net::checkpoint::{Checkpoint, Precision};
+use crate::dom_q_net::replay::StoredTransition;
+use crate::dom_q_net::train::{Control, TaskProgress, TrainEvent, Trainer, TrainerState, evaluate};
 use crate::dom_q_net::{DomQNetAgent, DqnConfig};
 use crate::env::TaskSpec;
+use crate::util::before;
 
 #[wasm_bindgen]
 extern "C" {
@@ -33,7 +39,10 @@ extern "C" {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(default)]
 pub struct TrainRequest {
-    pub config: DqnConfig,
+    /// Agent settings: a `DqnConfig`, whole or partial. Fields it leaves out follow the paper's
+    /// preset for the tasks ([`DqnConfig::for_tasks`]: T = 7 for social-media, the multitask
+    /// buffer for several tasks).
+    pub config: serde_json::Value,
     pub tasks: Vec<TaskSpec>,
     /// Stop after this many environment steps, all tasks together.
     pub frames: u64,
@@ -42,25 +51,76 @@ pub struct TrainRequest {
     pub backend: String,
     /// The WebGPU adapter the page found (e.g. "google swiftshader (fallback)"), or none.
     pub adapter: Option<String>,
+    /// Give up on WebGPU (and train on the CPU) when starting it takes longer than this.
+    pub webgpu_start_timeout_ms: u32,
+    /// ... or when its timing probe (shader compilation included) takes longer than this.
+    pub webgpu_probe_timeout_ms: u32,
     /// How often to report progress.
     pub progress_ms: f64,
     /// Keep a checkpoint every this many updates (for recovery, and to hand to the page).
     pub checkpoint_every: u64,
+    /// Post a snapshot of the whole run (to survive a reload) this often; 0: never.
+    pub snapshot_every_s: f64,
+    /// How many of the newest transitions a snapshot keeps.
+    pub snapshot_replay: usize,
+    /// Start paused (the page may then step or resume).
+    pub start_paused: bool,
+    /// `checkpoint` messages carry f16 weights (half the size; for agents to ship and watch).
+    /// Snapshots always keep f32, so a resumed run continues exactly.
+    pub checkpoint_half: bool,
+    /// Post a `checkpoint` message with the final model when training ends.
+    pub checkpoint_at_end: bool,
+    /// After training, evaluate each task greedily (noise off) on this many episodes; 0: don't.
+    pub eval_episodes: u32,
+    /// Seed of the first evaluation episode; far from the training seeds (which start at `seed`
+    /// and count up per episode), so evaluation pages are held out.
+    pub eval_seed: u32,
+}
+
+/// The part of a run beyond the model checkpoint: where each task stands, and recent replay.
+#[derive(Serialize, Deserialize)]
+pub struct SavedRun {
+    pub trainer: TrainerState,
+    pub replay: Vec<StoredTransition>,
 }
 
 impl Default for TrainRequest {
     fn default() -> Self {
         TrainRequest {
-            config: DqnConfig::default(),
+            config: serde_json::Value::Null,
             tasks: Vec::new(),
             frames: 50_000,
             seed: 1,
             backend: "auto".into(),
             adapter: None,
+            webgpu_start_timeout_ms: 10_000,
+            webgpu_probe_timeout_ms: 120_000,
             progress_ms: 250.0,
             checkpoint_every: 2_000,
+            snapshot_every_s: 30.0,
+            snapshot_replay: 5_000,
+            start_paused: false,
+            checkpoint_half: false,
+            checkpoint_at_end: false,
+            eval_episodes: 0,
+            eval_seed: 1_000_000_000,
         }
     }
+}
+
+impl TrainRequest {
+    /// The agent's config: the request's fields over the paper's preset for its tasks.
+    pub fn dqn_config(&self) -> Result<DqnConfig, String> {
+        let names: Vec<&str> = self.tasks.iter().map(|t| t.name()).collect();
+        DqnConfig::for_tasks_with(&names, &self.config)
+    }
+}
+
+/// The paper's agent config for training on `tasks` (names) together: what a request without a
+/// config trains with.
+#[wasm_bindgen(js_name = dqnConfigFor)]
+pub fn dqn_config_for(tasks: Vec<String>) -> JsValue {
+    to_js(&DqnConfig::for_tasks(&tasks))
 }
 
 #[derive(Default)]
@@ -68,6 +128,8 @@ struct Flags {
     stop: bool,
     pause: bool,
     checkpoint: bool,
+    /// One environment step (and its update) is asked for, then stay paused.
+    step: bool,
 }
 
 /// Timings and recent values between two progress reports.
@@ -75,10 +137,11 @@ struct Flags {
 struct Meter {
     acts: u32,
     act_ms: f64,
+    env_ms: f64,
     updates: u32,
     update_ms: f64,
     loss: f64,
-    steps: u32,
+    batch_positives: f64,
     episodes: Vec<EpisodeNote>,
     warnings: Vec<String>,
 }
@@ -86,28 +149,48 @@ struct Meter {
 #[derive(Clone, Serialize)]
 struct EpisodeNote {
     task: usize,
+    /// The page's reward (time-decayed) and the raw learning signal (+1 success, −1 failure).
+    reward: f64,
     raw_reward: f64,
     steps: u32,
 }
 
+/// What the page's live charts read, several times a second.
 #[derive(Serialize)]
 struct Progress<'a> {
     kind: &'static str,
     backend: &'a str,
     env_steps: u64,
+    /// The step budget of the run.
+    frames: u64,
     updates: u64,
     episodes: u64,
+    /// Per task: success rate over the last 100 episodes (`stats.success_rate_100`), frames, and
+    /// when it was first solved.
     tasks: &'a [TaskProgress],
     replay_len: usize,
     replay_capacity: usize,
+    /// Fraction of the buffer's transitions with a positive n-step return.
     positive_fraction: f64,
-    /// Mean TD loss of the updates since the last report.
+    /// Mean TD loss (Huber) of the updates since the last report.
     loss: Option<f64>,
+    /// Mean positive transitions per sampled batch since the last report.
+    batch_positives: Option<f64>,
+    /// Mean ms per action choice (one forward pass), per environment step (the page's side), and
+    /// per update, since the last report.
     act_ms: Option<f64>,
+    env_ms: Option<f64>,
     update_ms: Option<f64>,
+    /// Rates over the run's training time (pauses excluded) ...
     steps_per_s: f64,
     updates_per_s: f64,
+    /// ... and since the last report.
+    recent_steps_per_s: Option<f64>,
+    recent_updates_per_s: Option<f64>,
+    /// Training time (pauses excluded) and wall time since the start, in seconds.
+    active_s: f64,
     elapsed_s: f64,
+    /// Episodes that ended since the last report (for the reward chart).
     new_episodes: Vec<EpisodeNote>,
     warnings: Vec<String>,
     paused: bool,
@@ -117,6 +200,14 @@ fn message(kind: &str, fields: serde_json::Value) -> JsValue {
     let mut obj = fields;
     obj["kind"] = kind.into();
     to_js(&obj)
+}
+
+/// A message with `bytes` attached as a Uint8Array (transferred without a JSON detour).
+fn message_with_bytes(kind: &str, fields: serde_json::Value, bytes: &[u8]) -> Result<JsValue, String> {
+    let msg = message(kind, fields);
+    js_sys::Reflect::set(&msg, &"bytes".into(), &js_sys::Uint8Array::from(bytes))
+        .map_err(|_| format!("could not attach the {kind} bytes"))?;
+    Ok(msg)
 }
 
 async fn time_probe(cfg: &DqnConfig, device: &Device) -> Result<f64, String> {
@@ -129,7 +220,7 @@ async fn time_probe(cfg: &DqnConfig, device: &Device) -> Result<f64, String> {
 }
 
 /// Chooses the training device; returns it (with autodiff), its name, and why.
-async fn choose_backend(req: &TrainRequest) -> (Device, &'static str, String) {
+async fn choose_backend(req: &TrainRequest, cfg: &DqnConfig) -> (Device, &'static str, String) {
     let cpu = Device::flex();
     if req.backend == "cpu" {
         return (cpu.autodiff(), "cpu", "the CPU was chosen in the settings".into());
@@ -137,16 +228,34 @@ async fn choose_backend(req: &TrainRequest) -> (Device, &'static str, String) {
     let Some(adapter) = req.adapter.clone() else {
         return (cpu.autodiff(), "cpu", "this browser offers no WebGPU adapter".into());
     };
-    let gpu = match Device::wgpu_options().init_async().await {
-        Ok(d) => d,
-        Err(e) => return (cpu.autodiff(), "cpu", format!("WebGPU did not start ({e}); training on the CPU")),
+    let start_limit = req.webgpu_start_timeout_ms;
+    let gpu = match before(Device::wgpu_options().init_async(), sleep(start_limit)).await {
+        Some(Ok(d)) => d,
+        Some(Err(e)) => return (cpu.autodiff(), "cpu", format!("WebGPU did not start ({e}); training on the CPU")),
+        None => {
+            let why = format!("WebGPU ({adapter}) did not start within {:.0} s; training on the CPU", start_limit as f64 / 1000.0);
+            return (cpu.autodiff(), "cpu", why);
+        }
     };
+    let probe_limit = req.webgpu_probe_timeout_ms;
+    let probe_cfg = DqnConfig { batch_size: cfg.batch_size.min(32), ..cfg.clone() };
     if req.backend == "webgpu" {
-        return (gpu.autodiff(), "webgpu", format!("WebGPU ({adapter}) was chosen in the settings"));
+        // Chosen, but a device that cannot finish one update would hang the run: try one.
+        post(message("status", serde_json::json!({ "text": format!("starting WebGPU ({adapter})…") })));
+        return match before(probe_update(&probe_cfg, &gpu.clone().autodiff()), sleep(probe_limit)).await {
+            Some(Ok(())) => (gpu.autodiff(), "webgpu", format!("WebGPU ({adapter}) was chosen in the settings")),
+            Some(Err(e)) => (cpu.autodiff(), "cpu", format!("WebGPU ({adapter}) was chosen but failed an update ({e}); training on the CPU")),
+            None => (cpu.autodiff(), "cpu", format!("WebGPU ({adapter}) was chosen but one update took over {} s; training on the CPU", probe_limit / 1000)),
+        };
     }
     post(message("status", serde_json::json!({ "text": format!("timing WebGPU ({adapter}) against the CPU…") })));
-    let probe_cfg = DqnConfig { batch_size: req.config.batch_size.min(32), ..req.config.clone() };
-    let t_gpu = time_probe(&probe_cfg, &gpu.clone().autodiff()).await;
+    let t_gpu = match before(time_probe(&probe_cfg, &gpu.clone().autodiff()), sleep(probe_limit)).await {
+        Some(r) => r,
+        None => {
+            let why = format!("WebGPU ({adapter}) did not finish its timing probe within {} s; training on the CPU", probe_limit / 1000);
+            return (cpu.autodiff(), "cpu", why);
+        }
+    };
     let t_cpu = time_probe(&probe_cfg, &cpu.clone().autodiff()).await;
     match (t_gpu, t_cpu) {
         (Ok(g), Ok(c)) if g <= c => {
@@ -178,75 +287,185 @@ impl Learner {
         Learner { flags: Rc::default() }
     }
 
-    /// Trains as `request` says (a `TrainRequest` object), starting from `checkpoint` when given.
-    /// Posts `backend`, `status`, `progress`, `checkpoint` and `warning` messages; resolves with the
-    /// final progress, or rejects with a message.
-    pub fn train(&self, request: JsValue, checkpoint: Option<Vec<u8>>) -> Promise {
+    /// Trains as `request` says (a `TrainRequest` object), starting from `checkpoint` when given,
+    /// and continuing a saved run when `saved` (a snapshot's `state`) is given too. Posts `backend`,
+    /// `status`, `progress`, `checkpoint` and `snapshot` messages; resolves with the final
+    /// progress, or rejects with a message.
+    pub fn train(&self, request: JsValue, checkpoint: Option<Vec<u8>>, saved: Option<String>) -> Promise {
         let flags = self.flags.clone();
         future_to_promise(async move {
-            let req: TrainRequest = serde_wasm_bindgen::from_value(request)
-                .map_err(|e| JsValue::from_str(&format!("bad training request: {e}")))?;
-            run(req, checkpoint, flags).await.map_err(|e| JsValue::from_str(&e))
+            // Through JSON: JS numbers arrive as serde_json numbers that fit the config's
+            // integer and float fields alike.
+            let json: String = js_sys::JSON::stringify(&request)
+                .map_err(|_| JsValue::from_str("bad training request: not JSON-serialisable"))?
+                .into();
+            let req: TrainRequest =
+                serde_json::from_str(&json).map_err(|e| JsValue::from_str(&format!("bad training request: {e}")))?;
+            let saved: Option<SavedRun> = match saved {
+                Some(json) => Some(
+                    serde_json::from_str(&json).map_err(|e| JsValue::from_str(&format!("the saved run is damaged: {e}")))?,
+                ),
+                None => None,
+            };
+            if req.start_paused {
+                flags.borrow_mut().pause = true;
+            }
+            run(req, checkpoint, saved, flags).await.map_err(|e| JsValue::from_str(&e))
         })
     }
 
     pub fn pause(&self, paused: bool) {
-        self.flags.borrow_mut().pause = paused;
+        let mut f = self.flags.borrow_mut();
+        f.pause = paused;
+        if !paused {
+            f.step = false;
+        }
+    }
+
+    /// Pauses (if running) and takes exactly one environment step and its update; stays paused.
+    pub fn step(&self) {
+        let mut f = self.flags.borrow_mut();
+        f.pause = true;
+        f.step = true;
     }
 
     pub fn stop(&self) {
         self.flags.borrow_mut().stop = true;
     }
 
-    /// Asks for a checkpoint message at the next safe point.
+    /// Asks for a checkpoint message at the next safe point (at once while paused).
     #[wasm_bindgen(js_name = requestCheckpoint)]
     pub fn request_checkpoint(&self) {
         self.flags.borrow_mut().checkpoint = true;
     }
 }
 
-async fn run(req: TrainRequest, checkpoint: Option<Vec<u8>>, flags: Rc<RefCell<Flags>>) -> Result<JsValue, String> {
-    req.config.validate()?;
+/// Posts a `checkpoint` message when one was asked for.
+async fn serve_checkpoint(agent: &DomQNetAgent, task_names: &[String], flags: &RefCell<Flags>, half: bool) -> Result<(), String> {
+    if !std::mem::take(&mut flags.borrow_mut().checkpoint) {
+        return Ok(());
+    }
+    let precision = if half { Precision::Half } else { Precision::Full };
+    let bytes = agent.save_with(task_names, precision).await?;
+    let fields = serde_json::json!({ "updates": agent.counters.updates, "env_steps": agent.counters.env_steps });
+    post(message_with_bytes("checkpoint", fields, &bytes)?);
+    Ok(())
+}
+
+async fn post_snapshot(agent: &DomQNetAgent, trainer: &Trainer, task_names: &[String], keep: usize) -> Result<(), String> {
+    let bytes = agent.save(task_names).await?;
+    let state = SavedRun { trainer: trainer.state(), replay: agent.replay().recent(keep) };
+    let fields = serde_json::json!({
+        "updates": agent.counters.updates,
+        "env_steps": agent.counters.env_steps,
+        "state": serde_json::to_string(&state).map_err(|e| e.to_string())?,
+    });
+    post(message_with_bytes("snapshot", fields, &bytes)?);
+    Ok(())
+}
+
+/// What the learner does next after waiting out a pause.
+enum Next {
+    Run,
+    SingleStep,
+    Stop,
+}
+
+/// Waits while paused, serving checkpoint requests; returns when resumed, stopped, or a single
+/// step is asked for.
+async fn wait_while_paused(agent: &DomQNetAgent, task_names: &[String], flags: &RefCell<Flags>, half: bool) -> Result<Next, String> {
+    loop {
+        serve_checkpoint(agent, task_names, flags, half).await?;
+        {
+            let mut f = flags.borrow_mut();
+            if f.stop {
+                return Ok(Next::Stop);
+            }
+            if std::mem::take(&mut f.step) {
+                return Ok(Next::SingleStep);
+            }
+            if !f.pause {
+                return Ok(Next::Run);
+            }
+        }
+        sleep(50).await;
+    }
+}
+
+async fn run(
+    req: TrainRequest,
+    checkpoint: Option<Vec<u8>>,
+    saved: Option<SavedRun>,
+    flags: Rc<RefCell<Flags>>,
+) -> Result<JsValue, String> {
     if req.tasks.is_empty() {
         return Err("no tasks to train on".into());
     }
-    let (device, mut backend, reason) = choose_backend(&req).await;
+    let cfg = req.dqn_config()?;
+    let (device, mut backend, reason) = choose_backend(&req, &cfg).await;
     post(message("backend", serde_json::json!({ "name": backend, "reason": reason })));
     let task_names: Vec<String> = req.tasks.iter().map(|t| t.name().to_string()).collect();
     let mut agent = match checkpoint {
         Some(bytes) => {
             let ckpt = Checkpoint::from_bytes(&bytes).map_err(|e| e.to_string())?;
-            ckpt.check_fits(&req.config).map_err(|e| e.to_string())?;
+            ckpt.check_fits(&cfg).map_err(|e| e.to_string())?;
             DomQNetAgent::from_checkpoint(ckpt, &device).map_err(|e| e.to_string())?
         }
-        None => DomQNetAgent::new(req.config.clone(), &device)?,
+        None => DomQNetAgent::new(cfg.clone(), &device)?,
     };
     let mut envs: Vec<RemoteEnv> = (0..req.tasks.len()).map(|task| RemoteEnv { task }).collect();
-    let mut trainer = Trainer::new(req.tasks.clone(), req.seed).with_clock(now_ms);
+    let mut trainer = match saved {
+        Some(saved) => {
+            if saved.trainer.tasks != req.tasks {
+                return Err("the saved run trained other tasks than this request names".into());
+            }
+            agent.replay_mut().restore(saved.replay);
+            Trainer::from_state(saved.trainer)
+        }
+        None => Trainer::new(req.tasks.clone(), req.seed),
+    }
+    .with_clock(now_ms);
+    let mut last_snapshot = now_ms();
     let mut last_good = agent.save(&task_names).await?;
     let mut last_good_at = agent.counters.updates;
     let t_start = now_ms();
+    let active_start = trainer.elapsed_ms();
     let (start_steps, start_updates) = (agent.counters.env_steps, agent.counters.updates);
+    let mut was_paused = false;
 
     loop {
+        let single = match wait_while_paused(&agent, &task_names, &flags, req.checkpoint_half).await? {
+            Next::Stop => break,
+            Next::SingleStep => true,
+            Next::Run => false,
+        };
+        let until = if single { (agent.counters.env_steps + 1).min(req.frames) } else { req.frames };
         let mut meter = Meter::default();
         let chunk_start = now_ms();
+        let chunk_steps = agent.counters.env_steps;
+        let chunk_updates = agent.counters.updates;
         let chunk_flags = flags.clone();
         let result = trainer
-            .run(&mut agent, &mut envs, req.frames, |ev| {
+            .run(&mut agent, &mut envs, until, |ev| {
                 match ev {
-                    TrainEvent::Step { act_ms, .. } => {
+                    TrainEvent::Step { act_ms, env_ms, .. } => {
                         meter.acts += 1;
                         meter.act_ms += act_ms;
-                        meter.steps += 1;
+                        meter.env_ms += env_ms;
                     }
                     TrainEvent::Update { stats, update_ms } => {
                         meter.updates += 1;
                         meter.update_ms += update_ms;
                         meter.loss += stats.loss as f64;
+                        meter.batch_positives += stats.positives_in_batch as f64;
                     }
                     TrainEvent::Episode { task, result, .. } => {
-                        meter.episodes.push(EpisodeNote { task, raw_reward: result.raw_reward, steps: result.steps });
+                        meter.episodes.push(EpisodeNote {
+                            task,
+                            reward: result.reward,
+                            raw_reward: result.raw_reward,
+                            steps: result.steps,
+                        });
                     }
                     TrainEvent::Warning { message, .. } => {
                         if meter.warnings.len() < 4 {
@@ -255,11 +474,9 @@ async fn run(req: TrainRequest, checkpoint: Option<Vec<u8>>, flags: Rc<RefCell<F
                     }
                 }
                 let f = chunk_flags.borrow();
-                if f.stop || f.pause || f.checkpoint || now_ms() - chunk_start > req.progress_ms {
-                    Control::Stop
-                } else {
-                    Control::Continue
-                }
+                // A single step ends by its step budget; anything but stop waits for it.
+                let interrupt = f.pause || f.checkpoint || f.step || now_ms() - chunk_start > req.progress_ms;
+                if f.stop || (!single && interrupt) { Control::Stop } else { Control::Continue }
             })
             .await;
 
@@ -280,24 +497,33 @@ async fn run(req: TrainRequest, checkpoint: Option<Vec<u8>>, flags: Rc<RefCell<F
             return Err(e.to_string());
         }
 
-        let elapsed_s = (now_ms() - t_start) / 1000.0;
+        let chunk_s = (now_ms() - chunk_start) / 1000.0;
+        let active_s = (trainer.elapsed_ms() - active_start) / 1000.0;
         let paused = flags.borrow().pause;
+        let (steps_now, updates_now) = (agent.counters.env_steps - chunk_steps, agent.counters.updates - chunk_updates);
+        let mean = |sum: f64, n: u32| (n > 0).then(|| sum / n as f64);
         let progress = Progress {
             kind: "progress",
             backend,
             env_steps: agent.counters.env_steps,
+            frames: req.frames,
             updates: agent.counters.updates,
             episodes: agent.counters.episodes,
             tasks: &trainer.progress,
             replay_len: agent.replay().len(),
             replay_capacity: agent.replay().capacity(),
             positive_fraction: agent.replay().positive_fraction(),
-            loss: (meter.updates > 0).then(|| meter.loss / meter.updates as f64),
-            act_ms: (meter.acts > 0).then(|| meter.act_ms / meter.acts as f64),
-            update_ms: (meter.updates > 0).then(|| meter.update_ms / meter.updates as f64),
-            steps_per_s: (agent.counters.env_steps - start_steps) as f64 / elapsed_s.max(1e-9),
-            updates_per_s: (agent.counters.updates - start_updates) as f64 / elapsed_s.max(1e-9),
-            elapsed_s,
+            loss: mean(meter.loss, meter.updates),
+            batch_positives: mean(meter.batch_positives, meter.updates),
+            act_ms: mean(meter.act_ms, meter.acts),
+            env_ms: mean(meter.env_ms, meter.acts),
+            update_ms: mean(meter.update_ms, meter.updates),
+            steps_per_s: (agent.counters.env_steps - start_steps) as f64 / active_s.max(1e-9),
+            updates_per_s: (agent.counters.updates - start_updates) as f64 / active_s.max(1e-9),
+            recent_steps_per_s: (chunk_s > 0.0 && steps_now > 0).then(|| steps_now as f64 / chunk_s),
+            recent_updates_per_s: (chunk_s > 0.0 && steps_now > 0).then(|| updates_now as f64 / chunk_s),
+            active_s,
+            elapsed_s: (now_ms() - t_start) / 1000.0,
             new_episodes: meter.episodes,
             warnings: meter.warnings,
             paused,
@@ -308,26 +534,59 @@ async fn run(req: TrainRequest, checkpoint: Option<Vec<u8>>, flags: Rc<RefCell<F
             last_good = agent.save(&task_names).await?;
             last_good_at = agent.counters.updates;
         }
-        if std::mem::take(&mut flags.borrow_mut().checkpoint) {
-            let bytes = agent.save(&task_names).await?;
-            let msg = message("checkpoint", serde_json::json!({ "updates": agent.counters.updates }));
-            js_sys::Reflect::set(&msg, &"bytes".into(), &js_sys::Uint8Array::from(bytes.as_slice()))
-                .map_err(|_| "could not attach the checkpoint".to_string())?;
-            post(msg);
+        let finished = flags.borrow().stop || agent.counters.env_steps >= req.frames;
+        // Snapshots: periodically, at the end, and when a pause begins (a reload then resumes
+        // from where the run was paused).
+        let pause_began = paused && !was_paused;
+        was_paused = paused;
+        if req.snapshot_every_s > 0.0
+            && (finished || pause_began || now_ms() - last_snapshot > req.snapshot_every_s * 1000.0)
+        {
+            post_snapshot(&agent, &trainer, &task_names, req.snapshot_replay).await?;
+            last_snapshot = now_ms();
         }
-        if flags.borrow().stop || agent.counters.env_steps >= req.frames {
+        serve_checkpoint(&agent, &task_names, &flags, req.checkpoint_half).await?;
+        if finished {
             break;
         }
-        while flags.borrow().pause && !flags.borrow().stop {
-            sleep(100).await;
+    }
+    // A checkpoint asked for just before the end still gets its answer.
+    if req.checkpoint_at_end {
+        flags.borrow_mut().checkpoint = true;
+    }
+    serve_checkpoint(&agent, &task_names, &flags, req.checkpoint_half).await?;
+
+    // Greedy evaluation on held-out seeds; it leaves the agent as it was (and as checkpointed).
+    let mut evaluation = Vec::new();
+    if req.eval_episodes > 0 {
+        for (k, task) in req.tasks.iter().enumerate() {
+            let text = format!("evaluating {} greedily on {} held-out episodes…", task.name(), req.eval_episodes);
+            post(message("status", serde_json::json!({ "text": text })));
+            let t0 = now_ms();
+            let stats = evaluate(&mut agent, &mut envs[k], task, req.eval_episodes, req.eval_seed)
+                .await
+                .map_err(|e| format!("evaluating {}: {e}", task.name()))?;
+            let result = serde_json::json!({
+                "task": task.name(),
+                "episodes": stats.episodes,
+                "successes": stats.successes,
+                "success_rate": stats.successes as f64 / stats.episodes.max(1) as f64,
+                "mean_reward": stats.mean_reward_100,
+                "first_seed": req.eval_seed,
+                "seconds": (now_ms() - t0) / 1000.0,
+            });
+            post(message("evaluation", result.clone()));
+            evaluation.push(result);
         }
     }
     Ok(to_js(&serde_json::json!({
+        "evaluation": evaluation,
         "kind": "done",
         "backend": backend,
         "env_steps": agent.counters.env_steps,
         "updates": agent.counters.updates,
         "tasks": trainer.progress,
         "elapsed_s": (now_ms() - t_start) / 1000.0,
+        "active_s": (trainer.elapsed_ms() - active_start) / 1000.0,
     })))
 }

@@ -1,0 +1,126 @@
+// DOM-Q-Net benchmark (a command, not a test): trains in the built app in headless Chromium and
+// prints, per task and backend, the steps and training time to a 90% success rate over the last
+// 100 episodes, the backend and why, per-step inference latency, updates/s, and the worst
+// main-thread task while training. After `trunk build`; see scripts/bench-dqn.sh.
+//
+//   node tests/e2e/bench-dqn.mjs [--tasks a,b] [--backends cpu,webgpu] [--easy-budget 5000]
+//        [--medium-budget 50000] [--webgpu-budget 1000] [--config JSON] [--seed N] [--log-every S]
+//   node tests/e2e/bench-dqn.mjs --multitask [--budget 100000] [--backends cpu]
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { serve } from './serve.mjs';
+import { launch } from './browser.mjs';
+import { openLab, trainInPage, webgpuInfo } from './dqn.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const dist = process.env.WEBLAB_DIST || join(here, '..', '..', 'dist');
+const { values: args } = parseArgs({
+  options: {
+    tasks: { type: 'string', default: 'click-test,click-button,focus-text,enter-text,login-user' },
+    backends: { type: 'string', default: 'cpu' },
+    'easy-budget': { type: 'string', default: '5000' },    // Table 1: easy tasks, 5,000 steps
+    'medium-budget': { type: 'string', default: '50000' }, // Table 1: medium tasks, 50,000 steps
+    // SwiftShader (headless Chromium's WebGPU) is about 10x slower than the CPU: a smaller budget.
+    'webgpu-budget': { type: 'string', default: '1000' },
+    multitask: { type: 'boolean', default: false },
+    budget: { type: 'string', default: '100000' },
+    config: { type: 'string', default: '{}' },
+    seed: { type: 'string', default: '1' },
+    'log-every': { type: 'string', default: '30' },
+  },
+});
+// The paper's multitask set (§4.2).
+const PAPER_9 = ['click-checkboxes', 'click-option', 'click-tab-2', 'email-inbox-delete', 'enter-password', 'enter-text',
+  'enter-text-dynamic', 'login-user', 'navigate-tree'];
+const config = JSON.parse(args.config);
+const backends = args.backends.split(',').filter(Boolean);
+const fmt = (x, d = 1) => (x == null ? '-' : Number(x).toFixed(d));
+
+const rows = [];
+const notes = [];
+function report() {
+  console.log('\nsteps to 90% = environment steps until the success rate over the last 100 episodes first reached 90% (noisy-net exploration on);');
+  console.log('act ms = one forward pass to choose an action (inference latency); env ms = the page performing it; update ms = one double-DQN update (batch 128).');
+  console.table(rows);
+  console.log(notes.join('\n'));
+}
+// Interrupted (a long medium-task run, say): the rows so far still get printed.
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => { console.log(`\n(${signal}: stopped early)`); report(); process.exit(130); });
+}
+
+const server = await serve(dist);
+const context = await launch();
+try {
+  const { page, errors } = await openLab(context, server.url);
+  const ua = await page.evaluate(() => navigator.userAgent);
+  const gpu = await webgpuInfo(page);
+  const infos = await page.evaluate(() => window.lab.constructor.tasks());
+  console.log(`weblab DOM-Q-Net benchmark — ${ua.match(/Chrome\/[\d.]+/)?.[0] ?? ua}, headless`);
+  console.log(`WebGPU offered by this Chromium: ${gpu.offered ? `yes, ${gpu.adapter}` : `no (${gpu.why})`}`);
+  console.log(`agent config: the paper's preset for the tasks${Object.keys(config).length ? ` with ${JSON.stringify(config)}` : ''}`);
+  const runs = args.multitask ? [PAPER_9] : args.tasks.split(',').filter(Boolean).map((t) => [t]);
+
+  for (const backend of backends) {
+    for (const tasks of runs) {
+      let frames;
+      if (args.multitask) frames = Number(args.budget);
+      else if (backend === 'webgpu') frames = Number(args['webgpu-budget']);
+      else frames = Number(infos.find((t) => t.name === tasks[0])?.difficulty === 'easy' ? args['easy-budget'] : args['medium-budget']);
+      console.log(`\n${tasks.length > 1 ? `${tasks.length} tasks` : tasks[0]} on ${backend}, budget ${frames} steps`);
+      const r = await trainInPage(page, {
+        tasks, frames, backend, config, seed: Number(args.seed), stopWhenSolved: true, logEveryS: Number(args['log-every']),
+      });
+      if (r.error) {
+        console.log(`  failed: ${r.error}`);
+        rows.push({ task: tasks.join('+'), backend, error: r.error });
+        continue;
+      }
+      notes.push(`${tasks.length > 1 ? 'multitask' : tasks[0]} / ${backend}: ${r.backend} — ${r.reason}`);
+      const lt = r.long_tasks;
+      const ec = r.env_call_ms;
+      notes.push(`  main thread: ${lt.count} long tasks (> 50 ms), ${lt.after_load} after the task page's first load (worst ${fmt(lt.worst_after_load_ms, 0)} ms); ` +
+        `env calls (the page's side) step p50 ${fmt(ec.step_p50)} / p99 ${fmt(ec.step_p99)} / max ${fmt(ec.step_max)} ms, reset p50 ${fmt(ec.reset_p50)} / max ${fmt(ec.reset_max)} ms`);
+      if (lt.count) notes.push(`  worst: ${lt.worst.map((t) => `${t.ms.toFixed(0)} ms ${t.first_load ? '(first page load) ' : ''}${t.what}`).join('; ')}`);
+      if (args.multitask) {
+        const all = r.tasks.every((t) => t.solved_at_total != null);
+        for (const t of r.tasks) {
+          rows.push({
+            task: t.task, backend: r.backend,
+            'solved at (its steps)': t.solved_at_frames ?? `not in ${t.frames}`,
+            'solved at (all frames)': t.solved_at_total ?? '-',
+            'success % (last 100)': fmt(100 * t.stats.success_rate_100, 0),
+          });
+        }
+        const total = all ? Math.max(...r.tasks.map((t) => t.solved_at_total)) : null;
+        console.log(`\nmultitask (9 tasks): ${all ? `all solved after ${total} frames in all` : `not all solved within ${r.env_steps} frames`} (the paper: about 63,000); ` +
+          `${fmt(r.active_s / 60)} min of training, ${fmt(r.updates_per_s)} updates/s, ${fmt(r.act_ms, 2)} ms per action, ` +
+          `main-thread long tasks: ${lt.count} (worst ${fmt(lt.worst_ms, 0)} ms)`);
+      } else {
+        const t = r.tasks[0];
+        rows.push({
+          task: t.task, backend: r.backend,
+          'steps to 90%': t.solved_at_frames ?? `not in ${r.env_steps}`,
+          'time to 90% (s)': t.solved_at_ms != null ? fmt(t.solved_at_ms / 1000) : '-',
+          'final success %': fmt(100 * t.stats.success_rate_100, 0),
+          'act ms/step': fmt(r.act_ms, 2),
+          'env ms/step': fmt(r.env_ms, 2),
+          'update ms': fmt(r.update_ms, 1),
+          'updates/s': fmt(r.updates_per_s),
+          'steps/s': fmt(r.steps_per_s),
+          'long tasks >50ms': lt.count,
+          'worst main ms': fmt(lt.worst_ms, 0),
+          'after load': `${lt.after_load} (worst ${fmt(lt.worst_after_load_ms, 0)})`,
+        });
+        const row = rows.at(-1);
+        console.log(`  => ${Object.entries(row).map(([k, v]) => `${k}: ${v}`).join(', ')}`);
+      }
+    }
+  }
+  report();
+  if (errors.length) console.log(`page errors: ${errors.slice(0, 5).join(' | ')}`);
+} finally {
+  await context.close();
+  await server.close();
+}

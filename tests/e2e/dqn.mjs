@@ -1,0 +1,197 @@
+// DOM-Q-Net training runs in the built app, for the benchmark (bench-dqn.mjs), the agents'
+// training command (train-agents.mjs) and the end-to-end test (training.test.mjs). A run drives
+// the learner worker through www/training.js (TrainingSession) on task pages of its own, added to
+// the page's Lab; it needs nothing of the app's UI but `window.lab`.
+
+// Opens the app on a quiet view (no agent acting on page #0) and returns the page once a Lab
+// exists. When the app's UI fails to start, a Lab is made from the wasm bindings directly.
+export async function openLab(context, url) {
+  const page = context.pages()[0] || await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  await page.goto(`${url}#/train`);
+  await page.waitForFunction(() => window.lab || window.wasmBindings, null, { timeout: 180_000 });
+  await page.evaluate(async () => {
+    // Give the app a moment to set window.lab itself; otherwise make one.
+    for (let i = 0; i < 100 && !window.lab; i++) await new Promise((r) => setTimeout(r, 100));
+    if (!window.lab) {
+      const frame = document.createElement('iframe');
+      document.body.appendChild(frame);
+      window.lab = new window.wasmBindings.Lab(frame);
+    }
+  });
+  return { page, errors };
+}
+
+// What this browser offers for WebGPU: {offered, adapter} (adapter: vendor/architecture).
+export async function webgpuInfo(page) {
+  return page.evaluate(async () => {
+    if (!navigator.gpu) return { offered: false, adapter: null, why: 'no navigator.gpu' };
+    const adapter = await Promise.race([navigator.gpu.requestAdapter(), new Promise((r) => setTimeout(() => r(null), 5000))]);
+    if (!adapter) return { offered: false, adapter: null, why: 'requestAdapter() gave no adapter' };
+    const i = adapter.info || {};
+    return { offered: true, adapter: `${i.vendor || '?'} ${i.architecture || i.device || ''}${i.isFallbackAdapter ? ' (fallback)' : ''}`.trim() };
+  });
+}
+
+const logExposed = new WeakSet();
+
+// Trains in the page and returns a summary. Options:
+//   tasks: [name...]; frames: step budget (all tasks together); backend: 'cpu'|'webgpu'|'auto';
+//   config: partial DqnConfig (the rest follows the paper's preset for the tasks); seed;
+//   stopWhenSolved: stop once every task reached 90% over its last 100 episodes, after
+//   `afterSolved` more steps; evalEpisodes: greedy held-out evaluation at the end;
+//   checkpoint: return the final model's bytes (base64), f16 weights with checkpointHalf; logEveryS: progress lines via `log`;
+//   snapshotEveryS / snapshotReplay: the snapshot messages a page would get (the app: 10 s, 2000).
+export async function trainInPage(page, opts, log = (line) => console.log(line)) {
+  if (!logExposed.has(page)) {
+    await page.exposeFunction('weblabDqnLog', (line) => log(line));
+    logExposed.add(page);
+  }
+  return page.evaluate(async (o) => {
+    const { TrainingSession } = await import('/www/training.js');
+    const lab = window.lab;
+    const infos = lab.constructor.tasks();
+    // The run's own task pages, visible (the reader needs layout), after the app's.
+    const frameOffset = lab.frameCount();
+    const box = document.createElement('div');
+    box.style.cssText = 'position:absolute;left:0;top:0;display:flex;flex-wrap:wrap;gap:4px;background:#fff;z-index:10';
+    document.body.appendChild(box);
+    for (const name of o.tasks) {
+      const [w, h] = infos.find((t) => t.name === name)?.size || [160, 210];
+      const frame = document.createElement('iframe');
+      frame.style.cssText = `width:${w + 172}px;height:${Math.max(h, 210) + 6}px;border:1px solid #ccc`;
+      box.appendChild(frame);
+      lab.addFrame(frame);
+    }
+
+    // Main-thread long tasks (> 50 ms) while training: the page must stay responsive.
+    const longTasks = [];
+    let watching = false;
+    const observer = new PerformanceObserver((list) => {
+      if (!watching) return;
+      for (const e of list.getEntries()) longTasks.push({ ms: e.duration, at: e.startTime, what: (e.attribution || []).map((a) => `${a.containerType || ''}:${a.containerSrc || a.containerName || a.name}`).join(' ') });
+    });
+    observer.observe({ type: 'longtask' });
+    // Long animation frames say which scripts ran in them (and how long layout took): the why.
+    const frames = [];
+    const loaf = new PerformanceObserver((list) => {
+      if (!watching) return;
+      for (const e of list.getEntries()) {
+        if (e.duration < 50) continue;
+        const scripts = (e.scripts || []).filter((x) => x.duration >= 5).sort((a, b) => b.duration - a.duration).slice(0, 3)
+          .map((x) => `${x.invoker || x.invokerType} ${x.sourceFunctionName || ''}@${(x.sourceURL || '').split('/').pop()} ${x.duration.toFixed(0)}ms (layout ${x.forcedStyleAndLayoutDuration.toFixed(0)})`);
+        frames.push({ ms: e.duration, blocking: e.blockingDuration, render: e.renderStart ? e.startTime + e.duration - e.renderStart : 0, scripts: scripts.join('; ') });
+      }
+    });
+    try { loaf.observe({ type: 'long-animation-frame' }); } catch { /* older browsers */ }
+
+    // The page's side of each environment call, and when the first page load (a reset that
+    // loads the task into its iframe) ended: a long task then is the page's own start-up.
+    const serveEnv = lab.serveEnv;
+    const envCalls = { reset: [], step: [] };
+    let firstLoadEnd = null;
+    lab.serveEnv = function (req) {
+      const t = performance.now();
+      const p = serveEnv.call(this, req);
+      p.then(() => {
+        const ms = performance.now() - t;
+        envCalls[req.op]?.push(ms);
+        if (firstLoadEnd === null && req.op === 'reset') firstLoadEnd = performance.now();
+      });
+      return p;
+    };
+    const session = new TrainingSession(lab, { frameOffset });
+    const request = {
+      tasks: o.tasks.map((name) => ({ source: 'builtin', name })),
+      frames: o.frames, seed: o.seed ?? 1, backend: o.backend || 'cpu', config: o.config || {},
+      snapshot_every_s: o.snapshotEveryS ?? 10, snapshot_replay: o.snapshotReplay ?? 2000,
+      eval_episodes: o.evalEpisodes || 0, checkpoint_half: Boolean(o.checkpointHalf), checkpoint_at_end: Boolean(o.checkpoint),
+    };
+    const t0 = performance.now();
+    let backend = null, reason = null, last = null, stopAt = null, stopping = false, lastLog = 0;
+    let checkpoint = null, snapshot = null, evaluation = [];
+    // Step-weighted sums over the run, for mean latencies.
+    const sums = { steps: 0, act: 0, env: 0, updates: 0, upd: 0 };
+    let prevSteps = 0, prevUpdates = 0;
+    const solvedSeen = {};
+
+    const done = await new Promise((resolve) => {
+      session.addEventListener('backend', (e) => { backend = e.detail.name; reason = e.detail.reason; watching = true; window.weblabDqnLog(`  backend: ${backend} (${reason})`); });
+      session.addEventListener('status', (e) => window.weblabDqnLog(`  ${e.detail.text}`));
+      session.addEventListener('checkpoint', (e) => { checkpoint = e.detail.bytes; });
+      session.addEventListener('snapshot', (e) => { snapshot = e.detail.bytes; });
+      session.addEventListener('evaluation', (e) => { evaluation.push(e.detail); window.weblabDqnLog(`  greedy ${e.detail.task}: ${e.detail.successes}/${e.detail.episodes}`); });
+      session.addEventListener('progress', (e) => {
+        const p = e.detail;
+        last = p;
+        const ds = p.env_steps - prevSteps, du = p.updates - prevUpdates;
+        if (ds > 0 && p.act_ms != null) { sums.steps += ds; sums.act += ds * p.act_ms; sums.env += ds * (p.env_ms || 0); }
+        if (du > 0 && p.update_ms != null) { sums.updates += du; sums.upd += du * p.update_ms; }
+        prevSteps = p.env_steps; prevUpdates = p.updates;
+        for (const t of p.tasks) {
+          if (t.solved_at_frames != null && !solvedSeen[t.task]) {
+            solvedSeen[t.task] = true;
+            window.weblabDqnLog(`  ${t.task} solved: 90% of the last 100 episodes at ${t.solved_at_frames} of its steps (${t.solved_at_total} in all), ${(t.solved_at_ms / 1000).toFixed(1)} s`);
+          }
+        }
+        const now = performance.now();
+        if (o.logEveryS && now - lastLog > o.logEveryS * 1000) {
+          lastLog = now;
+          const rates = p.tasks.map((t) => `${t.task} ${t.stats.episodes ? (100 * t.stats.success_rate_100).toFixed(0) + '%' : '-'}`).join(' ');
+          window.weblabDqnLog(`  ${p.env_steps} steps, ${p.updates} updates, ${p.steps_per_s.toFixed(1)} steps/s, loss ${p.loss?.toFixed(4) ?? '-'}, replay ${p.replay_len} (+${(100 * p.positive_fraction).toFixed(0)}%) | ${rates}`);
+        }
+        if (o.stopWhenSolved && !stopping) {
+          if (stopAt === null && p.tasks.every((t) => t.solved_at_frames != null)) stopAt = p.env_steps + (o.afterSolved || 0);
+          if (stopAt !== null && p.env_steps >= stopAt) {
+            stopping = true;
+            session.stop();
+          }
+        }
+      });
+      session.addEventListener('done', (e) => resolve(e.detail));
+      session.addEventListener('error', (e) => resolve({ error: e.detail.message }));
+      session.start(request);
+    });
+    watching = false;
+    observer.disconnect();
+    loaf.disconnect();
+    lab.serveEnv = serveEnv;
+    const pct = (v, q) => (v.length ? v.slice().sort((a, b) => a - b)[Math.min(v.length - 1, Math.floor(q * v.length))] : null);
+    box.remove();
+    const bytes = checkpoint || snapshot;
+    let b64 = null;
+    if (o.checkpoint && bytes) {
+      let s = '';
+      for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+      b64 = btoa(s);
+    }
+    return {
+      error: done.error || null,
+      backend, reason,
+      wall_s: (performance.now() - t0) / 1000,
+      env_steps: done.env_steps ?? last?.env_steps ?? 0,
+      updates: done.updates ?? last?.updates ?? 0,
+      active_s: done.active_s ?? last?.active_s ?? 0,
+      tasks: done.tasks || last?.tasks || [],
+      evaluation: done.evaluation || evaluation,
+      act_ms: sums.steps ? sums.act / sums.steps : null,
+      env_ms: sums.steps ? sums.env / sums.steps : null,
+      update_ms: sums.updates ? sums.upd / sums.updates : null,
+      steps_per_s: last?.steps_per_s ?? null,
+      updates_per_s: last?.updates_per_s ?? null,
+      long_tasks: {
+        count: longTasks.length,
+        worst_ms: longTasks.reduce((m, t) => Math.max(m, t.ms), 0),
+        // Those after the task page's first load.
+        after_load: longTasks.filter((t) => firstLoadEnd !== null && t.at > firstLoadEnd).length,
+        worst_after_load_ms: longTasks.filter((t) => firstLoadEnd !== null && t.at > firstLoadEnd).reduce((m, t) => Math.max(m, t.ms), 0),
+        worst: longTasks.sort((a, b) => b.ms - a.ms).slice(0, 5).map((t) => ({ ...t, first_load: firstLoadEnd === null || t.at <= firstLoadEnd })),
+      },
+      env_call_ms: { step_p50: pct(envCalls.step, 0.5), step_p99: pct(envCalls.step, 0.99), step_max: pct(envCalls.step, 1), reset_p50: pct(envCalls.reset, 0.5), reset_max: pct(envCalls.reset, 1) },
+      long_frames: frames.sort((a, b) => b.ms - a.ms).slice(0, 8),
+      checkpoint_b64: b64,
+    };
+  }, opts);
+}

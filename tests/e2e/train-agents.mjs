@@ -1,0 +1,90 @@
+// Trains the lab's pretrained DOM-Q-Net agents (a command, not a test): for each task, one
+// single-task run in headless Chromium until 90% success over the last 100 episodes (plus a few
+// more steps) or the paper's budget, a greedy evaluation on held-out seeds, and the checkpoint in
+// agents/<task>.wlq, listed in agents/manifest.json. After `trunk build`; see
+// scripts/train-agents.sh.
+//
+//   node tests/e2e/train-agents.mjs [task ...] [--easy-budget 5000] [--medium-budget 50000]
+//        [--after-solved 1000] [--eval 50] [--min-success 0.9] [--seed 1] [--backend cpu]
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { serve } from './serve.mjs';
+import { launch } from './browser.mjs';
+import { openLab, trainInPage } from './dqn.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..', '..');
+const dist = process.env.WEBLAB_DIST || join(root, 'dist');
+const { values: args, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    'easy-budget': { type: 'string', default: '5000' },    // Table 1
+    'medium-budget': { type: 'string', default: '50000' }, // Table 1
+    // Once solved (noisy policy at 90%), train a little longer so the greedy policy settles.
+    'after-solved': { type: 'string', default: '1000' },
+    eval: { type: 'string', default: '50' },
+    // Only agents this good (greedy, held-out seeds) ship.
+    'min-success': { type: 'string', default: '0.9' },
+    seed: { type: 'string', default: '1' },
+    backend: { type: 'string', default: 'cpu' },
+    out: { type: 'string', default: join(root, 'agents') },
+    config: { type: 'string', default: '{}' },
+  },
+});
+const DEFAULT_TASKS = ['click-test', 'click-button', 'focus-text', 'click-link', 'click-tab', 'click-dialog', 'enter-text', 'login-user'];
+const tasks = positionals.length ? positionals : DEFAULT_TASKS;
+const out = args.out;
+mkdirSync(out, { recursive: true });
+const manifestPath = join(out, 'manifest.json');
+const manifest = (() => {
+  try { return JSON.parse(readFileSync(manifestPath, 'utf8')); } catch { return { agents: [] }; }
+})();
+manifest.agents ||= [];
+
+const server = await serve(dist);
+const context = await launch();
+const summary = [];
+try {
+  const { page } = await openLab(context, server.url);
+  const infos = await page.evaluate(() => window.lab.constructor.tasks());
+  for (const task of tasks) {
+    const info = infos.find((t) => t.name === task);
+    if (!info) { console.log(`${task}: not one of the lab's tasks, skipped`); continue; }
+    const frames = Number(info.difficulty === 'easy' ? args['easy-budget'] : args['medium-budget']);
+    console.log(`\n${task} (${info.difficulty}): training, budget ${frames} steps`);
+    const r = await trainInPage(page, {
+      tasks: [task], frames, backend: args.backend, config: JSON.parse(args.config), seed: Number(args.seed),
+      stopWhenSolved: true, afterSolved: Number(args['after-solved']), evalEpisodes: Number(args.eval),
+      checkpoint: true, checkpointHalf: true, logEveryS: 60, snapshotEveryS: 1e9, snapshotReplay: 0,
+    });
+    if (r.error) { console.log(`  failed: ${r.error}`); summary.push({ task, error: r.error }); continue; }
+    const ev = r.evaluation[0];
+    const t = r.tasks[0];
+    const row = {
+      task, 'solved at': t.solved_at_frames ?? '-', steps: r.env_steps, 'minutes': (r.active_s / 60).toFixed(1),
+      'greedy success': `${ev.successes}/${ev.episodes}`, shipped: false, 'file KiB': '-',
+    };
+    if (ev.success_rate >= Number(args['min-success']) && r.checkpoint_b64) {
+      const file = `${task}.wlq`;
+      writeFileSync(join(out, file), Buffer.from(r.checkpoint_b64, 'base64'));
+      const entry = {
+        name: task, file, tasks: [task], env_steps: r.env_steps, eval_success: ev.success_rate, eval_episodes: ev.episodes,
+        eval_seed: ev.first_seed, solved_at: t.solved_at_frames ?? null, backend: r.backend,
+      };
+      manifest.agents = manifest.agents.filter((a) => a.name !== task).concat(entry);
+      manifest.agents.sort((a, b) => tasks.indexOf(a.name) - tasks.indexOf(b.name));
+      writeFileSync(manifestPath, JSON.stringify(manifest, null, 2) + '\n');
+      row.shipped = true;
+      row['file KiB'] = (statSync(join(out, file)).size / 1024).toFixed(0);
+    }
+    summary.push(row);
+    console.log(`  ${row.shipped ? 'shipped' : 'not shipped'}: greedy ${ev.successes}/${ev.episodes} on held-out seeds from ${ev.first_seed}`);
+  }
+} finally {
+  await context.close();
+  await server.close();
+}
+console.table(summary);
+console.log(`manifest: ${manifestPath} (${manifest.agents.length} agents)`);
