@@ -4,11 +4,13 @@
 //! `cargo test`. The browser edge (`web`, wasm32 only) reads live task pages in an iframe, acts on
 //! them, and exposes the lab to the page's JavaScript shell.
 
+pub mod demo;
 pub mod dom_q_net;
 pub mod env;
 pub mod policy;
 pub mod rng;
 pub mod runner;
+pub mod share;
 pub mod sim;
 pub mod util;
 

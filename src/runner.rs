@@ -66,7 +66,8 @@ pub struct RunStats {
     pub elapsed_s: f64,
     pub episodes_per_s: f64,
     pub steps_per_s: f64,
-    #[serde(skip)]
+    /// The last episodes' (success, raw reward), for the moving averages; kept when saved.
+    #[serde(default)]
     recent: VecDeque<(bool, f64)>,
 }
 

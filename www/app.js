@@ -1,7 +1,13 @@
-// The lab's JS shell: wires the page's controls to the wasm `Lab` and draws its statistics.
-// All environment and agent logic lives in Rust; this file only handles the page.
+// The lab's JS shell: views, the shared task picker, the task iframe's zoom, messages and share
+// links. Environment, agents and training live in Rust (the wasm `Lab` and the learner worker);
+// the view modules wire them to the page.
+import { initWatch } from './watch.js';
+import { initTrain } from './train.js';
+import { initPlay } from './play.js';
+import { initGallery } from './gallery.js';
 
 const $ = (id) => document.getElementById(id);
+const VIEWS = ['watch', 'train', 'play', 'tasks'];
 
 function bindings() {
   if (window.wasmBindings) return Promise.resolve(window.wasmBindings);
@@ -10,109 +16,194 @@ function bindings() {
   });
 }
 
-function showMessage(text, kind = 'error') {
-  const box = $('message');
-  if (!text) { box.hidden = true; return; }
-  box.textContent = text;
-  box.className = kind;
-  box.hidden = false;
-}
-
-function errorText(e) {
+export function errorText(e) {
   return e && e.message ? e.message : String(e);
 }
 
-function fmt(x, digits = 1) {
-  return Number.isFinite(x) ? x.toFixed(digits) : '–';
+// A message stays until the next one; clearing it (an empty text) spares a sticky one, which only
+// the person dismisses (× or another view), so that e.g. why a link did not open is not lost
+// when the default view starts.
+let sticky = false;
+function showMessage(text, kind = 'error', { sticky: keep = false, force = false } = {}) {
+  const box = $('message');
+  if (!text) {
+    if (sticky && !force) return;
+    sticky = false;
+    box.hidden = true;
+    $('message-text').textContent = '';
+    return;
+  }
+  sticky = keep;
+  $('message-text').textContent = text;
+  box.className = kind;
+  box.hidden = false;
 }
 
 async function main() {
   const { Lab } = await bindings();
   const lab = new Lab($('task-frame'));
   window.lab = lab; // for tests, benchmarks and the curious
-
   const tasks = Lab.tasks();
+  const manifest = await fetch('agents/manifest.json').then((r) => (r.ok ? r.json() : { agents: [] })).catch(() => ({ agents: [] }));
+
   for (const t of tasks) {
     const opt = document.createElement('option');
     opt.value = t.name;
-    opt.textContent = `${t.name} (${t.difficulty})`;
+    opt.textContent = `${t.name} (${t.difficulty}${t.difficulty_estimated ? ', est.' : ''})`;
     $('task').appendChild(opt);
   }
-  const params = new URLSearchParams(location.search);
-  if (params.get('task')) $('task').value = params.get('task');
 
-  function currentTask() {
-    if ($('source').value === 'external') {
-      return { source: 'external', base_url: $('base-url').value.trim(), name: $('task-name').value.trim() };
-    }
-    return $('task').value;
-  }
+  const ctx = {
+    lab,
+    Lab,
+    tasks,
+    agents: manifest.agents || [],
+    agentNames: () => (manifest.agents || []).map((a) => a.name),
+    message: showMessage,
+    view: 'watch',
+    views: {},
 
-  function applyConfig() {
-    const maxSteps = Math.max(1, parseInt($('max-steps').value, 10) || 20);
-    lab.setConfig({ max_steps: maxSteps, hold_clock: true });
-  }
+    // The task as the picker says: a name of ours, or {source: 'external', base_url, name}.
+    task() {
+      if ($('source').value === 'external') {
+        return { source: 'external', base_url: $('base-url').value.trim(), name: $('task-name').value.trim() };
+      }
+      return $('task').value;
+    },
+    taskSpec() {
+      const t = ctx.task();
+      return typeof t === 'string' ? { source: 'builtin', name: t } : t;
+    },
+    setTask(spec) {
+      if (typeof spec === 'string') spec = { source: 'builtin', name: spec };
+      if (spec.source === 'external') {
+        $('source').value = 'external';
+        $('base-url').value = spec.base_url;
+        $('task-name').value = spec.name;
+      } else {
+        $('source').value = 'builtin';
+        $('task').value = spec.name;
+      }
+      syncSource();
+      ctx.fitFrame();
+    },
+    taskInfo() {
+      const t = ctx.task();
+      return typeof t === 'string' ? tasks.find((x) => x.name === t) : null;
+    },
+    seed() { return (parseInt($('seed').value, 10) >>> 0); },
+    setSeed(s) { $('seed').value = String(s >>> 0); },
 
-  async function newEpisode() {
-    showMessage('');
-    try {
-      applyConfig();
-      const obs = await lab.reset(currentTask(), parseInt($('seed').value, 10) >>> 0);
-      $('utterance').textContent = obs.instruction.utterance;
-    } catch (e) {
-      showMessage(errorText(e));
-    }
-  }
+    // Sizes the task iframe for the task (its area plus the reward panel beside it) and zooms
+    // it to a readable size that fits the stage.
+    fitFrame() {
+      const info = ctx.taskInfo();
+      const [w, h] = info && info.size ? info.size : [160, 210];
+      const fw = w + 172, fh = Math.max(h, 210) + 6;
+      const frame = $('task-frame');
+      frame.style.width = fw + 'px';
+      frame.style.height = fh + 'px';
+      const overlay = $('overlay');
+      overlay.style.width = fw + 'px';
+      overlay.style.height = fh + 'px';
+      const avail = $('stage').clientWidth || fw;
+      const zoom = Math.max(0.5, Math.min(2, avail / (fw + 2)));
+      $('frame-wrap').style.transform = `scale(${zoom})`;
+      $('frame-box').style.width = (fw + 2) * zoom + 'px';
+      $('frame-box').style.height = (fh + 2) * zoom + 'px';
+    },
 
-  let running = false;
-  async function run() {
-    showMessage('');
-    running = true;
-    setButtons();
-    applyConfig();
-    requestAnimationFrame(drawStats);
-    try {
-      await lab.runAgent(currentTask(), $('policy').value, parseInt($('seed').value, 10) >>> 0, 0);
-    } catch (e) {
-      showMessage(errorText(e));
-    }
-    running = false;
-    setButtons();
-    drawStats();
-  }
+    go(view) {
+      if (!VIEWS.includes(view)) view = 'watch';
+      const from = ctx.view;
+      ctx.view = view;
+      for (const a of document.querySelectorAll('nav a')) a.classList.toggle('active', a.dataset.view === view);
+      $('workspace').hidden = view === 'tasks';
+      $('gallery').hidden = view !== 'tasks';
+      for (const el of document.querySelectorAll('#workspace [data-view]')) {
+        el.hidden = !el.dataset.view.split(' ').includes(view);
+      }
+      // Pages are parked off-screen, not hidden: a page without layout has no boxes to read, and
+      // training goes on while another view is open.
+      $('frame-box').classList.toggle('parked', view === 'train');
+      $('utterance').classList.toggle('parked', view === 'train');
+      $('extra-frames').classList.toggle('parked', view !== 'train');
+      if (from !== view) ctx.views[from]?.leave?.();
+      ctx.views[view]?.enter?.();
+      ctx.fitFrame();
+      if (!location.hash.startsWith('#s=') && location.hash !== `#/${view}`) history.replaceState(null, '', `#/${view}`);
+    },
 
-  function drawStats() {
-    const s = lab.agentStats();
-    const st = s.stats;
-    $('st-status').textContent = s.running ? `running ${s.policy} on ${s.task}` : (s.error ? 'stopped (error)' : 'idle');
-    $('st-episodes').textContent = String(st.episodes);
-    $('st-eps').textContent = fmt(st.episodes_per_s);
-    $('st-sps').textContent = fmt(st.steps_per_s);
-    $('st-last').textContent = st.last ? fmt(st.last.raw_reward, 2) : '–';
-    $('st-success').textContent = st.episodes ? `${fmt(100 * st.success_rate_100, 0)}%` : '–';
-    $('st-reason').textContent = st.last ? (st.last.reason || (st.last.raw_reward > 0 ? 'success' : '–')) : '–';
-    if (running) requestAnimationFrame(drawStats);
-  }
+    setBackend(name, reason) {
+      const badge = $('backend-badge');
+      badge.textContent = name === 'webgpu' ? 'WebGPU' : 'CPU';
+      badge.className = name === 'webgpu' ? 'webgpu' : '';
+      badge.title = reason || '';
+    },
+  };
 
-  function setButtons() {
-    $('run').disabled = running;
-    $('stop').disabled = !running;
-    $('new-episode').disabled = running;
-  }
-
-  $('source').addEventListener('change', () => {
+  function syncSource() {
     const ext = $('source').value === 'external';
     $('base-url-row').hidden = !ext;
     $('task').hidden = ext;
     $('task-name').hidden = !ext;
-  });
-  $('run').addEventListener('click', run);
-  $('stop').addEventListener('click', () => lab.stop());
-  $('new-episode').addEventListener('click', newEpisode);
-  $('task').addEventListener('change', newEpisode);
+  }
+  $('source').addEventListener('change', syncSource);
 
-  setButtons();
-  await newEpisode();
+  ctx.views.watch = initWatch(ctx);
+  ctx.views.train = initTrain(ctx);
+  ctx.views.play = initPlay(ctx);
+  ctx.views.tasks = initGallery(ctx);
+
+  for (const a of document.querySelectorAll('nav a')) {
+    a.addEventListener('click', (e) => { e.preventDefault(); showMessage('', 'info', { force: true }); ctx.go(a.dataset.view); });
+  }
+  $('message-close').addEventListener('click', () => showMessage('', 'info', { force: true }));
+  window.addEventListener('resize', () => ctx.fitFrame());
+
+  // Share links: what the current view shows, as data in the URL fragment.
+  $('share').addEventListener('click', () => {
+    try {
+      const state = ctx.views[ctx.view]?.shareState?.() || ctx.views.watch.shareState();
+      const fragment = Lab.encodeShare(state, ctx.agentNames());
+      const url = `${location.origin}${location.pathname}#${fragment}`;
+      $('share-url').value = url;
+      $('share-box').hidden = false;
+      $('share-url').select();
+      navigator.clipboard?.writeText(url).then(
+        () => showMessage('Share link copied to the clipboard.', 'info'),
+        () => showMessage('Copy the share link from the box above.', 'info'),
+      );
+    } catch (e) {
+      showMessage(`Could not make a share link: ${errorText(e)}`);
+    }
+  });
+  $('share-copy').addEventListener('click', () => {
+    $('share-url').select();
+    navigator.clipboard?.writeText($('share-url').value).catch(() => document.execCommand('copy'));
+  });
+
+  // Opening: a share link, a view, or the default (a competent agent acting right away).
+  const hash = location.hash;
+  let opened = false;
+  if (hash.startsWith('#s=')) {
+    try {
+      const state = Lab.parseShare(hash, ctx.agentNames());
+      ctx.setTask(state.task);
+      ctx.setSeed(state.seed);
+      ctx.go(state.view);
+      await ctx.views[state.view].openShare(state);
+      opened = true;
+    } catch (e) {
+      history.replaceState(null, '', '#/watch');
+      showMessage(`${errorText(e).replace(/\.?$/, '.')} Showing the default view instead.`, 'error', { sticky: true });
+    }
+  }
+  if (!opened) {
+    const view = hash.startsWith('#/') ? hash.slice(2) : 'watch';
+    ctx.go(view);
+    await ctx.views[ctx.view].start?.();
+  }
   document.body.dataset.ready = 'true';
 }
 

@@ -13,7 +13,12 @@ use web_sys::HtmlIFrameElement;
 use super::env::IframeEnv;
 use super::remote::{EnvReply, EnvRequest};
 use super::util::{now_ms, yield_now};
-use crate::env::{Action, EnvConfig, EnvError, Environment, TaskSpec, builtin_tasks};
+use super::recorder::Recorder;
+use crate::demo::{Demonstration, replay};
+use crate::dom_q_net::checkpoint::Checkpoint;
+use crate::dom_q_net::{DomQNetAgent, DqnConfig, QView};
+use crate::env::{Action, EnvConfig, EnvError, Environment, Observation, TaskSpec, builtin_tasks};
+use crate::share::ShareState;
 use crate::policy::oracle::{Script, scripted};
 use crate::policy::{Policy, RandomPolicy};
 use crate::runner::{RunStats, run_episode};
@@ -101,11 +106,32 @@ struct AgentRun {
     stop: bool,
 }
 
+/// An agent acting step by step on page #0 while a person watches.
+#[derive(Default)]
+struct Watch {
+    /// The loaded DOM-Q-Net agent (CPU, inference only) and its name.
+    agent: Option<(String, DomQNetAgent)>,
+    policy: String,
+    scripted: Option<Box<dyn Policy>>,
+    obs: Option<Observation>,
+    done: bool,
+}
+
+#[derive(Serialize)]
+struct WatchStep {
+    action: Action,
+    description: String,
+    q: Option<QView>,
+    step: crate::env::Step,
+}
+
 #[wasm_bindgen]
 pub struct Lab {
     envs: Slots,
     cfg: RefCell<EnvConfig>,
     run: Rc<RefCell<AgentRun>>,
+    watch: Rc<RefCell<Watch>>,
+    recorder: Rc<RefCell<Option<Recorder>>>,
 }
 
 #[wasm_bindgen]
@@ -115,7 +141,13 @@ impl Lab {
     #[wasm_bindgen(constructor)]
     pub fn new(iframe: HtmlIFrameElement) -> Lab {
         let cfg = EnvConfig { max_steps: Some(20), hold_clock: true, ..EnvConfig::default() };
-        let lab = Lab { envs: Slots::default(), cfg: RefCell::new(cfg), run: Rc::default() };
+        let lab = Lab {
+            envs: Slots::default(),
+            cfg: RefCell::new(cfg),
+            run: Rc::default(),
+            watch: Rc::default(),
+            recorder: Rc::default(),
+        };
         lab.add_frame(iframe);
         lab
     }
@@ -157,16 +189,25 @@ impl Lab {
         to_js(&*self.cfg.borrow())
     }
 
-    /// Replaces the environment settings of every page (fields left out keep their defaults).
+    /// Replaces the environment settings (fields left out keep their defaults) of the pages listed
+    /// in `frames`, or of every page (and pages added later) when it is left out. Watching and
+    /// training use different pages with different settings.
     #[wasm_bindgen(js_name = setConfig)]
-    pub fn set_config(&self, cfg: JsValue) -> Result<(), JsValue> {
+    pub fn set_config(&self, cfg: JsValue, frames: Option<Vec<u32>>) -> Result<(), JsValue> {
         let cfg: EnvConfig = serde_wasm_bindgen::from_value(cfg).map_err(|e| js_err(format!("bad config: {e}")))?;
-        for i in 0..self.frame_count() {
+        let all = frames.is_none();
+        let frames: Vec<usize> = match frames {
+            Some(f) => f.into_iter().map(|i| i as usize).collect(),
+            None => (0..self.frame_count()).collect(),
+        };
+        for i in frames {
             let mut env = self.envs.take(i).map_err(js_err)?;
             env.set_config(cfg.clone());
             self.envs.put(i, env);
         }
-        *self.cfg.borrow_mut() = cfg;
+        if all {
+            *self.cfg.borrow_mut() = cfg;
+        }
         Ok(())
     }
 
@@ -263,5 +304,192 @@ impl Lab {
     #[wasm_bindgen(js_name = agentStats)]
     pub fn agent_stats(&self) -> JsValue {
         to_js(&*self.run.borrow())
+    }
+
+    // ------------------------------------------------------------------ watching an agent
+
+    /// Loads a DOM-Q-Net checkpoint as the agent to watch (CPU, inference only). A file that is
+    /// not a valid checkpoint is refused with a message and the current agent stays.
+    #[wasm_bindgen(js_name = loadAgent)]
+    pub fn load_agent(&self, bytes: Vec<u8>, name: String) -> Result<JsValue, JsValue> {
+        let ckpt = Checkpoint::from_bytes(&bytes).map_err(js_err)?;
+        let header = to_js(&ckpt.header);
+        let agent = DomQNetAgent::from_checkpoint(ckpt, &burn::prelude::Device::flex()).map_err(js_err)?;
+        self.watch.borrow_mut().agent = Some((name, agent));
+        Ok(header)
+    }
+
+    /// The loaded agent's name, tasks and counters, or null.
+    #[wasm_bindgen(js_name = agentInfo)]
+    pub fn agent_info(&self) -> JsValue {
+        match &self.watch.borrow().agent {
+            Some((name, a)) => to_js(&serde_json::json!({ "name": name, "counters": a.counters, "config": a.cfg })),
+            None => JsValue::NULL,
+        }
+    }
+
+    /// Starts an episode for watching `policy` ("dqn", "random" or "oracle") act step by step.
+    #[wasm_bindgen(js_name = watchReset)]
+    pub fn watch_reset(&self, task: JsValue, seed: u32, policy: String) -> Promise {
+        let (slots, watch) = (self.envs.clone(), self.watch.clone());
+        future_to_promise(async move {
+            let spec = parse_task(task).map_err(js_err)?;
+            let scripted = match policy.as_str() {
+                "dqn" if watch.borrow().agent.is_none() => return Err(js_err("no DOM-Q-Net agent is loaded")),
+                "dqn" => None,
+                other => Some(make_policy(other, &spec, seed).map_err(js_err)?),
+            };
+            let mut env = slots.take(0).map_err(js_err)?;
+            let result = env.reset(&spec, seed).await;
+            slots.put(0, env);
+            let obs = result.map_err(js_err)?;
+            let mut w = watch.borrow_mut();
+            w.policy = policy;
+            w.scripted = scripted;
+            w.obs = Some(obs.clone());
+            w.done = false;
+            Ok(to_js(&obs))
+        })
+    }
+
+    /// The watched policy's next action, performed; with DOM-Q-Net's Q-values when it acts.
+    #[wasm_bindgen(js_name = watchStep)]
+    pub fn watch_step(&self) -> Promise {
+        let (slots, watch) = (self.envs.clone(), self.watch.clone());
+        future_to_promise(async move {
+            let (obs, policy) = {
+                let w = watch.borrow();
+                if w.done {
+                    return Err(js_err(EnvError::EpisodeDone));
+                }
+                (w.obs.clone().ok_or_else(|| js_err(EnvError::NoEpisode))?, w.policy.clone())
+            };
+            let (action, q) = if policy == "dqn" {
+                let (name, mut agent) = watch.borrow_mut().agent.take().ok_or_else(|| js_err("no agent loaded"))?;
+                let enc = agent.encode(&obs);
+                let decision = agent.act(0, &enc, false).await;
+                watch.borrow_mut().agent = Some((name, agent));
+                let d = decision.map_err(js_err)?;
+                (d.env_action, Some(d.q))
+            } else {
+                let a = watch.borrow_mut().scripted.as_mut().and_then(|p| p.act(&obs));
+                (a.ok_or_else(|| js_err("the policy has no action here"))?, None)
+            };
+            let mut env = slots.take(0).map_err(js_err)?;
+            let result = env.step(&action).await;
+            slots.put(0, env);
+            let step = result.map_err(js_err)?;
+            let mut w = watch.borrow_mut();
+            w.obs = Some(step.observation.clone());
+            w.done = step.done;
+            Ok(to_js(&WatchStep { description: action.describe(Some(&obs.dom)), action, q, step }))
+        })
+    }
+
+    // ------------------------------------------------------------------ recording a person
+
+    /// Starts an episode of `task` with `seed` for a person to play on page #0, recording it.
+    /// The page keeps its own time limit (people are not held).
+    #[wasm_bindgen(js_name = startRecording)]
+    pub fn start_recording(&self, task: JsValue, seed: u32) -> Promise {
+        if let Some(old) = self.recorder.borrow_mut().take() {
+            old.finish(&self.envs.0);
+        }
+        let (slots, recorder) = (self.envs.clone(), self.recorder.clone());
+        let cfg = EnvConfig { max_steps: None, hold_clock: false, ..self.cfg.borrow().clone() };
+        future_to_promise(async move {
+            let spec = parse_task(task).map_err(js_err)?;
+            let mut env = slots.take(0).map_err(js_err)?;
+            let previous = env.config().clone();
+            env.set_config(cfg);
+            let result = env.reset(&spec, seed).await;
+            env.set_config(previous);
+            slots.put(0, env);
+            let obs = result.map_err(js_err)?;
+            *recorder.borrow_mut() = Some(Recorder::start(&slots.0, spec, seed).map_err(js_err)?);
+            Ok(to_js(&obs))
+        })
+    }
+
+    /// What has been recorded so far: step descriptions, and the outcome once the episode ended.
+    #[wasm_bindgen(js_name = recordingState)]
+    pub fn recording_state(&self) -> JsValue {
+        let rec = self.recorder.borrow();
+        let Some(rec) = rec.as_ref() else { return JsValue::NULL };
+        let s = rec.state.borrow();
+        let steps: Vec<String> = s.steps.iter().map(|st| st.action.describe(Some(&st.observation.dom))).collect();
+        to_js(&serde_json::json!({
+            "steps": steps,
+            "done": s.outcome.is_some(),
+            "reward": s.outcome.as_ref().map(|o| o.0),
+            "raw_reward": s.outcome.as_ref().map(|o| o.1),
+            "reason": s.outcome.as_ref().and_then(|o| o.2.clone()),
+            "exact": s.exact,
+        }))
+    }
+
+    /// Stops recording; returns the demonstration as JSON text.
+    #[wasm_bindgen(js_name = stopRecording)]
+    pub fn stop_recording(&self) -> Result<String, JsValue> {
+        let rec = self.recorder.borrow_mut().take().ok_or_else(|| js_err("nothing is being recorded"))?;
+        serde_json::to_string(&rec.finish(&self.envs.0)).map_err(js_err)
+    }
+
+    /// Replays a demonstration file on page #0; resolves with how it went.
+    #[wasm_bindgen(js_name = replayDemonstration)]
+    pub fn replay_demonstration(&self, json: String) -> Promise {
+        let slots = self.envs.clone();
+        future_to_promise(async move {
+            let demo = Demonstration::from_json(&json).map_err(js_err)?;
+            let actions: Vec<Action> = demo.actions().cloned().collect();
+            let expected: Vec<Observation> = demo.steps.iter().map(|s| s.observation.clone()).collect();
+            let mut env = slots.take(0).map_err(js_err)?;
+            let previous = env.config().clone();
+            // A person's pace is not replayed: hold the clock, and allow exactly the recorded steps.
+            let steps = Some(actions.len().max(1) as u32);
+            env.set_config(EnvConfig { data_mode: demo.data_mode.clone(), max_steps: steps, hold_clock: true, ..previous.clone() });
+            let result = replay(&mut env, &demo.task, demo.seed, &actions, Some(&expected)).await;
+            env.set_config(previous);
+            slots.put(0, env);
+            result.map(|r| to_js(&r)).map_err(js_err)
+        })
+    }
+
+    // ------------------------------------------------------------------ links, configs, files
+
+    /// Parses a share-link fragment; throws a message when it is malformed or tampered with.
+    #[wasm_bindgen(js_name = parseShare)]
+    pub fn parse_share(fragment: String, known_agents: JsValue) -> Result<JsValue, JsValue> {
+        let agents: Vec<String> = serde_wasm_bindgen::from_value(known_agents).unwrap_or_default();
+        ShareState::decode(&fragment, &agents).map(|s| to_js(&s)).map_err(js_err)
+    }
+
+    /// The fragment (`s=...`) for a share state.
+    #[wasm_bindgen(js_name = encodeShare)]
+    pub fn encode_share(state: JsValue, known_agents: JsValue) -> Result<String, JsValue> {
+        let state: ShareState = serde_wasm_bindgen::from_value(state).map_err(|e| js_err(format!("bad share state: {e}")))?;
+        let agents: Vec<String> = serde_wasm_bindgen::from_value(known_agents).unwrap_or_default();
+        state.validate(&agents).map_err(js_err)?;
+        Ok(state.encode())
+    }
+
+    /// DOM-Q-Net's hyperparameters with the paper's values.
+    #[wasm_bindgen(js_name = defaultDqnConfig)]
+    pub fn default_dqn_config() -> JsValue {
+        to_js(&DqnConfig::default())
+    }
+
+    /// Checks edited hyperparameters; returns the complete config or throws what is wrong.
+    #[wasm_bindgen(js_name = checkDqnConfig)]
+    pub fn check_dqn_config(cfg: JsValue) -> Result<JsValue, JsValue> {
+        let cfg: DqnConfig = serde_wasm_bindgen::from_value(cfg).map_err(|e| js_err(format!("bad settings: {e}")))?;
+        cfg.validate().map_err(js_err)?;
+        Ok(to_js(&cfg))
+    }
+
+    /// Reads a checkpoint file's header; throws a clear message for anything that is not one.
+    #[wasm_bindgen(js_name = inspectCheckpoint)]
+    pub fn inspect_checkpoint(bytes: Vec<u8>) -> Result<JsValue, JsValue> {
+        Checkpoint::from_bytes(&bytes).map(|c| to_js(&c.header)).map_err(js_err)
     }
 }

@@ -8,6 +8,7 @@ pub mod env;
 pub mod frame;
 pub mod learner;
 pub mod reader;
+pub mod recorder;
 pub mod remote;
 pub mod util;
 

@@ -28,7 +28,9 @@ const num = async (page, id) => Number((await page.textContent(`#${id}`)).replac
 test('the random agent runs episodes on a task page and the stats show it', async () => {
   const { page, errors } = await openApp(context, server.url);
   assert.equal(await page.isHidden('#message'), true, await page.textContent('#message'));
+  if ((await page.textContent('#play')) === 'Pause') await page.click('#play');
   await page.selectOption('#task', 'click-button');
+  await page.selectOption('#policy', 'random');
   await page.waitForFunction(() => /button/.test(document.getElementById('utterance').textContent));
   await page.click('#run');
   await page.waitForFunction(() => Number(document.getElementById('st-episodes').textContent) >= 40, null, { timeout: 60_000 });
@@ -49,6 +51,7 @@ test('the random agent runs episodes on a task page and the stats show it', asyn
 
 test('the scripted oracle solves login-user on the real page', async () => {
   const { page, errors } = await openApp(context, server.url);
+  if ((await page.textContent('#play')) === 'Pause') await page.click('#play');
   await page.selectOption('#task', 'login-user');
   await page.selectOption('#policy', 'oracle');
   await page.click('#run');

@@ -10,21 +10,21 @@ export const FLAGS = [
   '--disable-component-update', '--disable-sync', '--enable-unsafe-webgpu',
 ];
 
-export async function launch() {
+export async function launch(viewport = { width: 1280, height: 800 }) {
   const userDataDir = mkdtempSync(join(tmpdir(), 'weblab-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
     headless: true,
     args: FLAGS,
     ignoreDefaultArgs: ['--headless'],
-    viewport: { width: 1280, height: 800 },
+    viewport,
   });
   return context;
 }
 
 // Opens the app and waits until it has started (or failed visibly).
-export async function openApp(context, url) {
-  const page = context.pages()[0] || await context.newPage();
+export async function openApp(context, url, page = null) {
+  page = page || context.pages()[0] || await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });

@@ -1,0 +1,253 @@
+// End-to-end: the lab as a person uses it (issue "The app"): share links that replay, a training
+// run that survives a reload, checkpoint import that refuses a damaged file, a played episode
+// recorded and replayed, the task gallery, and the layout at a desktop and a narrow width.
+// Each test gets a fresh browser profile (IndexedDB), so runs cannot leak into each other.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serve } from './serve.mjs';
+import { launch, openApp } from './browser.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const dist = process.env.WEBLAB_DIST || join(here, '..', '..', 'dist');
+const shots = join(here, 'artifacts');
+mkdirSync(shots, { recursive: true });
+
+let server;
+before(async () => { server = await serve(dist); });
+after(async () => { await server?.close(); });
+
+async function withBrowser(fn, viewport) {
+  const context = await launch(viewport);
+  try {
+    return await fn(context);
+  } finally {
+    await context.close();
+  }
+}
+
+const text = (page, sel) => page.textContent(sel).then((t) => t.trim());
+const stepTexts = (page) => page.$$eval('#steps li', (lis) => lis.map((li) => li.textContent));
+const messageMatching = (page, re, timeout = 60_000) =>
+  page.waitForFunction((src) => new RegExp(src).test(document.getElementById('message-text').textContent), re.source, { timeout });
+
+async function pauseWatch(page) {
+  if ((await text(page, '#play')) === 'Pause') await page.click('#play');
+}
+
+test('a share link replays the same episode action for action, with the same reward', async () => {
+  await withBrowser(async (context) => {
+    const { page, errors } = await openApp(context, server.url);
+    await pauseWatch(page);
+    await page.selectOption('#task', 'login-user');
+    await page.fill('#seed', '17');
+    await page.selectOption('#policy', 'oracle');
+    await page.waitForFunction(() => /seed 17/.test(document.getElementById('steps-title').textContent));
+    for (let i = 0; i < 10 && !(await text(page, '#episode-outcome')); i++) {
+      await page.click('#step');
+      await page.waitForFunction(() => !document.getElementById('step').disabled || document.getElementById('episode-outcome').textContent);
+    }
+    const outcome = await text(page, '#episode-outcome');
+    assert.match(outcome, /raw 1\b/);
+    const steps = await stepTexts(page);
+    assert.ok(steps.length >= 3, `the oracle typed and clicked: ${steps}`);
+    await page.click('#share');
+    const url = await page.inputValue('#share-url');
+    assert.match(url, /#s=[A-Za-z0-9_-]+$/);
+
+    const other = await context.newPage();
+    const seen = await openApp(context, url, other);
+    await messageMatching(other, /Replayed the shared episode/);
+    assert.match(await text(other, '#message-text'), new RegExp(`same ${steps.length} actions, same reward \\(1\\)`));
+    assert.deepEqual(await stepTexts(other), steps, 'the same actions on the same elements');
+    assert.equal(await text(other, '#episode-outcome'), outcome);
+    assert.equal(await other.inputValue('#seed'), '17');
+    assert.deepEqual([...errors, ...seen.errors], []);
+  });
+});
+
+test('a malformed or tampered share link opens the default view with a clear message', async () => {
+  await withBrowser(async (context) => {
+    for (const [fragment, why] of [
+      ['#s=%%%not-base64', /characters a link never has/],
+      [`#s=${Buffer.from('{"v":1,"task":{"source":"builtin","name":"click-test"},"seed":1,"run":"alert(1)"}').toString('base64url')}`, /malformed/],
+      [`#s=${Buffer.from('{"v":1,"task":{"source":"inline","name":"x","html":"<script>alert(1)</script>"},"seed":1}').toString('base64url')}`, /whole page/],
+    ]) {
+      const { page } = await openApp(context, server.url + fragment, await context.newPage());
+      await messageMatching(page, /this share link cannot be opened/);
+      const msg = await text(page, '#message-text');
+      assert.match(msg, why);
+      assert.match(msg, /Showing the default view instead/);
+      assert.match(await page.evaluate(() => location.hash), /^#\/watch$/);
+      // The lab keeps working: the default agent acts.
+      await page.waitForFunction(() => document.querySelectorAll('#steps li').length > 0, null, { timeout: 30_000 });
+    }
+  });
+});
+
+test('on opening, a pretrained agent acts on a task with its Q-values drawn over the page', async () => {
+  await withBrowser(async (context) => {
+    const { page, errors } = await openApp(context, server.url);
+    await page.waitForFunction(() => /Pretrained agent/.test(document.getElementById('agent-note').textContent), null, { timeout: 30_000 });
+    await page.waitForFunction(() => document.querySelectorAll('#steps li').length >= 1, null, { timeout: 30_000 });
+    // The overlay has painted something over the page (the heat map and the chosen element).
+    const painted = await page.evaluate(() => {
+      const c = document.getElementById('overlay');
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let i = 3; i < d.length; i += 4) n += d[i] > 0;
+      return n;
+    });
+    assert.ok(painted > 100, `overlay pixels: ${painted}`);
+    await page.screenshot({ path: join(shots, 'watch-pretrained.png') });
+    assert.deepEqual(errors, []);
+  });
+});
+
+test('a training run saved to IndexedDB resumes after a reload, from its saved step', async () => {
+  await withBrowser(async (context) => {
+    const { page, errors } = await openApp(context, server.url + '#/train');
+    await page.$$eval('#train-tasks input', (boxes) => boxes.forEach((b) => { b.checked = b.value === 'click-test'; }));
+    await page.fill('#train-frames', '100000');
+    await page.selectOption('#train-backend', 'cpu');
+    await page.click('#train-start');
+    await page.waitForFunction(() => document.getElementById('tr-backend').textContent === 'CPU', null, { timeout: 60_000 });
+    assert.match(await text(page, '#tr-backend-reason'), /CPU/);
+    await page.waitForFunction(() => /at step [\d,]+/.test(document.getElementById('model-note').textContent), null, { timeout: 90_000 });
+    const savedAt = Number((await text(page, '#model-note')).match(/at step ([\d,]+)/)[1].replace(/,/g, ''));
+    assert.ok(savedAt > 0);
+    await page.screenshot({ path: join(shots, 'train-running.png') });
+
+    await page.reload();
+    await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 60_000 });
+    await messageMatching(page, /Resumed the training run saved at step/);
+    const resumedAt = Number((await text(page, '#message-text')).match(/at step ([\d,]+)/)[1].replace(/,/g, ''));
+    assert.ok(resumedAt >= savedAt, `resumed at ${resumedAt}, first save at ${savedAt}`);
+    // The counters continue from there, not from zero.
+    await page.waitForFunction((from) => Number(document.getElementById('tr-steps').textContent.replace(/,/g, '')) > from, resumedAt, { timeout: 60_000 });
+    const checked = await page.$$eval('#train-tasks input:checked', (b) => b.map((x) => x.value));
+    assert.deepEqual(checked, ['click-test']);
+    await page.click('#train-stop');
+    await page.waitForFunction(() => !document.getElementById('train-start').disabled, null, { timeout: 60_000 });
+    assert.deepEqual(errors, []);
+  });
+});
+
+test('importing a damaged checkpoint shows a message and leaves the current model as it was', async () => {
+  await withBrowser(async (context) => {
+    const { page } = await openApp(context, server.url + '#/train');
+    await page.$$eval('#train-tasks input', (boxes) => boxes.forEach((b) => { b.checked = b.value === 'click-test'; }));
+    await page.fill('#train-frames', '150');
+    await page.selectOption('#train-backend', 'cpu');
+    await page.click('#train-start');
+    await page.waitForFunction(() => /^Finished/.test(document.getElementById('train-status').textContent), null, { timeout: 120_000 });
+    await page.waitForFunction(() => !document.getElementById('export-ckpt').disabled);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-ckpt')]);
+    const good = readFileSync(await download.path());
+    assert.equal(good.subarray(0, 8).toString(), 'WEBLABQN');
+    const goodPath = join(shots, 'good.wlq');
+    writeFileSync(goodPath, good);
+
+    await page.setInputFiles('#import-ckpt', goodPath);
+    await messageMatching(page, /Loaded good\.wlq/);
+    const note = await text(page, '#model-note');
+    assert.match(note, /Current model: good\.wlq/);
+
+    const damaged = Buffer.from(good);
+    damaged[Math.floor(damaged.length / 2)] ^= 0xff;
+    const badPath = join(shots, 'damaged.wlq');
+    writeFileSync(badPath, damaged);
+    await page.setInputFiles('#import-ckpt', badPath);
+    await messageMatching(page, /damaged\.wlq was not loaded/);
+    assert.match(await text(page, '#message-text'), /damaged.*The current model is unchanged/);
+    assert.equal(await text(page, '#model-note'), note);
+
+    const notOne = join(shots, 'notes.wlq');
+    writeFileSync(notOne, 'just some text');
+    await page.setInputFiles('#import-ckpt', notOne);
+    await messageMatching(page, /not a weblab DOM-Q-Net checkpoint/);
+    assert.equal(await text(page, '#model-note'), note);
+
+    // The model still drives the agent in the Watch view.
+    await page.click('nav a[data-view="watch"]');
+    await pauseWatch(page);
+    await page.selectOption('#task', 'click-test');
+    await page.selectOption('#policy', 'dqn');
+    await page.waitForFunction(() => /good\.wlq/.test(document.getElementById('agent-note').textContent), null, { timeout: 30_000 });
+  });
+});
+
+test('a played episode is recorded, saved as a demonstration, and replays to the same reward', async () => {
+  await withBrowser(async (context) => {
+    const { page, errors } = await openApp(context, server.url + '#/play');
+    await page.fill('#seed', '23');
+    await page.selectOption('#task', 'enter-text');
+    await page.waitForFunction(() => /seed 23/.test(document.getElementById('steps-title').textContent));
+    const target = await page.evaluate(() => window.lab.observe().instruction.fields.find((f) => f.key === 'target').value);
+    const frame = page.frame({ url: /enter-text\.html/ });
+    // A person: click into the field, type the word key by key, press Submit.
+    await frame.click('input[type=text]');
+    await frame.locator('input[type=text]').pressSequentially(target, { delay: 15 });
+    await frame.getByRole('button', { name: /submit/i }).click();
+    await page.waitForFunction(() => /raw 1\b/.test(document.getElementById('episode-outcome').textContent));
+    const recorded = await stepTexts(page);
+    assert.equal(recorded.length, 3, `click, type, click: ${recorded}`);
+    assert.match(recorded[1], new RegExp(`type "${target}"`));
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#rec-save')]);
+    const demoPath = join(shots, download.suggestedFilename());
+    await download.saveAs(demoPath);
+    const demo = JSON.parse(readFileSync(demoPath, 'utf8'));
+    assert.equal(demo.raw_reward, 1);
+    assert.equal(demo.seed, 23);
+    assert.deepEqual(demo.steps.map((s) => Object.keys(s.action)[0]), ['click', 'type', 'click']);
+    await page.screenshot({ path: join(shots, 'play-recorded.png') });
+
+    await page.setInputFiles('#rec-replay', demoPath);
+    await messageMatching(page, /Replayed demo-enter-text-seed23\.json: 3 actions, raw reward 1, as recorded\./);
+    assert.deepEqual(errors, []);
+  });
+});
+
+test('the gallery lists every task with its difficulty and opens any of them to play', async () => {
+  await withBrowser(async (context) => {
+    const { page } = await openApp(context, server.url + '#/tasks');
+    const cards = await page.$$eval('#gallery-grid .card', (cs) => cs.map((c) => ({ task: c.dataset.task, badge: c.querySelector('.badge').textContent })));
+    const index = JSON.parse(readFileSync(join(dist, 'tasks', 'index.json'), 'utf8')).tasks;
+    assert.equal(cards.length, index.length);
+    assert.ok(cards.length >= 36);
+    for (const c of cards) assert.match(c.badge, /^(easy|medium|hard)( \(est\.\))?$/);
+    await page.click('#gallery-filters button[data-filter="hard"]');
+    const hard = await page.$$eval('#gallery-grid .card', (cs) => cs.map((c) => c.dataset.difficulty));
+    assert.ok(hard.length > 0 && hard.every((d) => d === 'hard'));
+    await page.screenshot({ path: join(shots, 'gallery.png'), fullPage: true });
+    await page.click('#gallery-filters button[data-filter="all"]');
+    await page.click('.card[data-task="click-option"] button:has-text("Play")');
+    await page.waitForFunction(() => location.hash === '#/play' && /Select/.test(document.getElementById('utterance').textContent));
+    assert.ok(page.frame({ url: /click-option\.html/ }), 'the task page is open to play');
+    assert.match(await text(page, '#rec-status'), /Recording/);
+  });
+});
+
+for (const [label, viewport] of [['desktop', { width: 1280, height: 800 }], ['narrow', { width: 390, height: 844 }]]) {
+  test(`every view fits a ${label} window (${viewport.width}×${viewport.height}) without sideways scrolling`, async () => {
+    await withBrowser(async (context) => {
+      const { page } = await openApp(context, server.url + '#/watch');
+      for (const view of ['watch', 'train', 'play', 'tasks']) {
+        await page.click(`nav a[data-view="${view}"]`);
+        await page.waitForTimeout(400);
+        const { scroll, inner, offenders } = await page.evaluate(() => {
+          const inner = document.documentElement.clientWidth;
+          const offenders = [...document.querySelectorAll('body *')]
+            .filter((e) => !e.closest('.parked') && e.getClientRects().length && e.getBoundingClientRect().right > inner + 1)
+            .slice(0, 5).map((e) => `${e.tagName.toLowerCase()}#${e.id}.${e.className}`);
+          return { scroll: document.documentElement.scrollWidth, inner, offenders };
+        });
+        assert.ok(scroll <= inner + 1, `${view}: page is ${scroll}px wide in a ${inner}px window (${offenders.join(', ')})`);
+        await page.screenshot({ path: join(shots, `${label}-${view}.png`) });
+      }
+    }, viewport);
+  });
+}

@@ -1,0 +1,104 @@
+// Small live line charts on <canvas>: a few series, auto-scaled axes, a legend. No libraries.
+
+const PALETTE = ['#2f6fde', '#d9480f', '#2b8a3e', '#862e9c', '#c92a2a', '#0b7285', '#e67700', '#5c7cfa', '#a61e4d'];
+
+export class LineChart {
+  // opts: {title, yMin, yMax, yLabel, format}
+  constructor(canvas, opts = {}) {
+    this.canvas = canvas;
+    this.opts = opts;
+    this.series = new Map(); // name -> {points: [[x, y]], color}
+  }
+
+  add(name, x, y) {
+    if (!Number.isFinite(y)) return;
+    let s = this.series.get(name);
+    if (!s) {
+      s = { points: [], color: PALETTE[this.series.size % PALETTE.length] };
+      this.series.set(name, s);
+    }
+    s.points.push([x, y]);
+    // Keep charts cheap: thin old points once a series gets long.
+    if (s.points.length > 4000) s.points = s.points.filter((_, i) => i % 2 === 0 || i > s.points.length - 1000);
+  }
+
+  clear() { this.series.clear(); }
+
+  toJSON() {
+    return [...this.series.entries()].map(([name, s]) => ({ name, points: s.points }));
+  }
+
+  load(saved) {
+    this.series.clear();
+    for (const { name, points } of saved || []) for (const [x, y] of points) this.add(name, x, y);
+  }
+
+  draw() {
+    const c = this.canvas;
+    const dpr = window.devicePixelRatio || 1;
+    const w = c.clientWidth, h = c.clientHeight;
+    if (!w || !h) return;
+    if (c.width !== Math.round(w * dpr)) { c.width = Math.round(w * dpr); c.height = Math.round(h * dpr); }
+    const g = c.getContext('2d');
+    g.setTransform(dpr, 0, 0, dpr, 0, 0);
+    g.clearRect(0, 0, w, h);
+    const pad = { l: 44, r: 8, t: 20, b: 20 };
+    const all = [...this.series.values()].flatMap((s) => s.points);
+    g.fillStyle = '#1d2330';
+    g.font = '12px system-ui, sans-serif';
+    g.fillText(this.opts.title || '', pad.l, 13);
+    if (!all.length) {
+      g.fillStyle = '#8a93a6';
+      g.fillText('no data yet', pad.l, h / 2);
+      return;
+    }
+    let x0 = Math.min(...all.map((p) => p[0])), x1 = Math.max(...all.map((p) => p[0]));
+    let y0 = this.opts.yMin ?? Math.min(...all.map((p) => p[1]));
+    let y1 = this.opts.yMax ?? Math.max(...all.map((p) => p[1]));
+    if (x1 === x0) x1 = x0 + 1;
+    if (y1 === y0) { y1 = y0 + 1; y0 -= this.opts.yMin === undefined ? 1 : 0; }
+    const X = (x) => pad.l + (x - x0) / (x1 - x0) * (w - pad.l - pad.r);
+    const Y = (y) => h - pad.b - (y - y0) / (y1 - y0) * (h - pad.t - pad.b);
+    // Axes and ticks.
+    g.strokeStyle = '#dde2ea';
+    g.lineWidth = 1;
+    g.fillStyle = '#5d6678';
+    g.font = '10px system-ui, sans-serif';
+    const fmt = this.opts.format || ((v) => (Math.abs(v) >= 1000 ? (v / 1000).toFixed(1) + 'k' : +v.toPrecision(3)));
+    for (let i = 0; i <= 4; i++) {
+      const y = y0 + (y1 - y0) * i / 4;
+      g.beginPath(); g.moveTo(pad.l, Y(y)); g.lineTo(w - pad.r, Y(y)); g.stroke();
+      g.fillText(fmt(y), 2, Y(y) + 3);
+    }
+    g.fillText(fmt(x0), pad.l, h - 5);
+    const xr = fmt(x1);
+    g.fillText(xr, w - pad.r - g.measureText(xr).width, h - 5);
+    if (this.opts.xLabel) {
+      const t = this.opts.xLabel;
+      g.fillText(t, pad.l + (w - pad.l - pad.r - g.measureText(t).width) / 2, h - 5);
+    }
+    // Series, then a legend in the plot's top-right corner (when there is more than one series).
+    for (const s of this.series.values()) {
+      g.strokeStyle = s.color;
+      g.lineWidth = 1.5;
+      g.beginPath();
+      s.points.forEach(([x, y], i) => (i ? g.lineTo(X(x), Y(y)) : g.moveTo(X(x), Y(y))));
+      g.stroke();
+    }
+    if (this.series.size > 1) {
+      g.font = '10px system-ui, sans-serif';
+      let ly = pad.t + 9;
+      for (const [name, s] of this.series) {
+        const tw = g.measureText(name).width;
+        const lx = w - pad.r - tw - 14;
+        g.fillStyle = 'rgba(255,255,255,0.85)';
+        g.fillRect(lx - 3, ly - 9, tw + 17, 12);
+        g.fillStyle = s.color;
+        g.fillRect(lx, ly - 7, 8, 8);
+        g.fillStyle = '#1d2330';
+        g.fillText(name, lx + 11, ly);
+        ly += 12;
+      }
+    }
+  }
+}

@@ -1,0 +1,306 @@
+// Watch: an agent acting on the task page step by step, with its Q-values drawn over the page;
+// fast runs of many episodes; and share links replayed action for action.
+import { drawOverlay, clearOverlay } from './overlay.js';
+import { errorText } from './app.js';
+
+const $ = (id) => document.getElementById(id);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+export function initWatch(ctx) {
+  const lab = ctx.lab;
+  let obs = null; // what the agent sees now
+  let done = true;
+  let busy = false;
+  let playing = false;
+  let fastRunning = false;
+  let episode = { task: null, seed: 0, actions: [], raw: null };
+  let loadedAgent = null; // name of the checkpoint loaded into the lab
+  let token = 0; // bumps to cancel a running play loop
+
+  const speed = () => Number($('speed').value);
+  const maxSteps = () => Math.max(1, parseInt($('max-steps').value, 10) || 20);
+
+  function setButtons() {
+    $('new-episode').disabled = busy || fastRunning;
+    $('step').disabled = busy || fastRunning || done;
+    $('play').disabled = fastRunning;
+    $('play').textContent = playing ? 'Pause' : 'Play';
+    $('run').disabled = fastRunning || playing || $('policy').value === 'dqn';
+    $('stop').disabled = !fastRunning;
+  }
+
+  function stepLine(text, cls) {
+    const li = document.createElement('li');
+    li.textContent = text;
+    if (cls) li.className = cls;
+    $('steps').appendChild(li);
+    li.scrollIntoView({ block: 'nearest' });
+  }
+
+  function showOutcome(reward, raw, reason) {
+    const el = $('episode-outcome');
+    if (raw === null || raw === undefined) { el.textContent = ''; el.className = 'outcome'; return; }
+    el.textContent = `Reward ${reward.toFixed(2)} (raw ${raw})${reason ? ` · ${reason}` : ''}`;
+    el.className = `outcome ${raw > 0 ? 'good' : 'bad'}`;
+  }
+
+  // The agent for a task: a shipped one that was trained on it, else the lab's current model.
+  // The agent for a task: your own model when it was trained on the task, else a shipped one that
+  // was, else your model anyway (it may transfer), else none.
+  function agentFor(taskName) {
+    const mine = ctx.userModel && { name: ctx.userModel.name, bytes: ctx.userModel.bytes, shipped: false };
+    if (mine && (ctx.userModel.tasks || []).includes(taskName)) return mine;
+    const shipped = ctx.agents.find((a) => a.tasks.includes(taskName));
+    if (shipped) return { name: shipped.name, url: `agents/${shipped.file}`, shipped: true };
+    return mine || null;
+  }
+
+  async function ensureAgent() {
+    const spec = ctx.taskSpec();
+    const found = agentFor(spec.name);
+    if (!found) {
+      $('agent-note').textContent = `No DOM-Q-Net agent for ${spec.name} yet: train one in the Train view, or import a checkpoint.`;
+      return false;
+    }
+    if (loadedAgent !== found.name) {
+      const bytes = found.bytes || new Uint8Array(await (await fetch(found.url)).arrayBuffer());
+      lab.loadAgent(bytes, found.name);
+      loadedAgent = found.name;
+    }
+    const info = lab.agentInfo();
+    $('agent-note').textContent = `${found.shipped ? 'Pretrained' : 'Your'} agent "${found.name}", trained for ${info.counters.env_steps.toLocaleString()} steps.`;
+    return true;
+  }
+
+  // A step in flight finishes before a new episode starts (the page serves one call at a time).
+  async function idle() {
+    while (busy) await sleep(20);
+  }
+
+  async function newEpisode(seed = ctx.seed()) {
+    await idle();
+    busy = true;
+    setButtons();
+    ctx.message('');
+    $('steps').innerHTML = '';
+    showOutcome(null);
+    clearOverlay($('overlay'));
+    ctx.fitFrame();
+    try {
+      let policy = $('policy').value;
+      if (policy === 'dqn' && !(await ensureAgent())) policy = 'oracle';
+      if (policy !== 'dqn') $('agent-note').textContent = policy === 'oracle' ? 'A scripted solution that reads the page.' : 'Uniform over elements; types goal words.';
+      lab.setConfig({ max_steps: maxSteps(), hold_clock: true }, [0]);
+      obs = await lab.watchReset(ctx.task(), seed, policy);
+      episode = { task: ctx.taskSpec(), seed, actions: [], raw: null, policy };
+      done = false;
+      $('utterance').textContent = obs.instruction.utterance;
+      $('steps-title').textContent = `Steps · seed ${seed}`;
+    } catch (e) {
+      ctx.message(errorText(e));
+      done = true;
+    }
+    busy = false;
+    setButtons();
+  }
+
+  async function step() {
+    if (done || busy) return;
+    busy = true;
+    setButtons();
+    const before = obs;
+    try {
+      const r = await lab.watchStep();
+      episode.actions.push(r.action);
+      drawOverlay($('overlay'), before, r.q, r.action);
+      stepLine(r.description + (r.step.done ? '' : ''));
+      obs = r.step.observation;
+      if (r.step.done) {
+        done = true;
+        episode.raw = r.step.raw_reward;
+        showOutcome(r.step.reward, r.step.raw_reward, r.step.reason);
+      }
+      if (r.q && r.q.warning) ctx.message(r.q.warning, 'info');
+    } catch (e) {
+      ctx.message(errorText(e));
+      done = true;
+    }
+    busy = false;
+    setButtons();
+  }
+
+  // Plays episode after episode (seed, seed+1, ...) at the chosen speed until paused.
+  async function play() {
+    const mine = ++token;
+    playing = true;
+    setButtons();
+    while (playing && mine === token) {
+      if (done) {
+        await sleep(900);
+        if (!playing || mine !== token) break;
+        if (episode.task) ctx.setSeed(episode.seed + 1);
+        await newEpisode();
+        if (done) break;
+      }
+      await sleep(1000 / speed());
+      if (!playing || mine !== token) break;
+      await step();
+    }
+    if (mine === token) playing = false;
+    setButtons();
+  }
+
+  function pause() {
+    playing = false;
+    token++;
+    setButtons();
+  }
+
+  // Fast run: many episodes back to back, statistics only.
+  async function fastRun() {
+    pause();
+    ctx.message('');
+    fastRunning = true;
+    setButtons();
+    lab.setConfig({ max_steps: maxSteps(), hold_clock: true }, [0]);
+    requestAnimationFrame(drawStats);
+    try {
+      await lab.runAgent(ctx.task(), $('policy').value, ctx.seed(), 0);
+    } catch (e) {
+      ctx.message(errorText(e));
+    }
+    fastRunning = false;
+    done = true;
+    setButtons();
+    drawStats();
+  }
+
+  function drawStats() {
+    const s = lab.agentStats();
+    const st = s.stats;
+    const fmt = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '–');
+    $('st-status').textContent = s.running ? `running ${s.policy} on ${s.task}` : (s.error ? 'stopped (error)' : 'idle');
+    $('st-episodes').textContent = String(st.episodes);
+    $('st-eps').textContent = fmt(st.episodes_per_s);
+    $('st-sps').textContent = fmt(st.steps_per_s);
+    $('st-last').textContent = st.last ? fmt(st.last.raw_reward, 2) : '–';
+    $('st-success').textContent = st.episodes ? `${fmt(100 * st.success_rate_100, 0)}%` : '–';
+    $('st-reason').textContent = st.last ? (st.last.reason || (st.last.raw_reward > 0 ? 'success' : '–')) : '–';
+    if (fastRunning) requestAnimationFrame(drawStats);
+  }
+
+  // Replays a shared episode action for action, and says whether the reward matches.
+  async function replayEpisode(state) {
+    await idle();
+    const { actions, raw_reward: expected } = state.replay.episode;
+    $('policy').value = 'oracle';
+    $('steps').innerHTML = '';
+    showOutcome(null);
+    ctx.fitFrame();
+    lab.setConfig({ max_steps: Math.max(actions.length, 1), hold_clock: true }, [0]);
+    let current = await lab.reset(state.task, state.seed);
+    episode = { task: state.task, seed: state.seed, actions: [], raw: null, policy: 'replay' };
+    $('utterance').textContent = current.instruction.utterance;
+    $('steps-title').textContent = `Shared episode · seed ${state.seed}`;
+    let last = null;
+    for (const action of actions) {
+      await sleep(Math.max(120, 600 / speed()));
+      drawOverlay($('overlay'), current, null, action);
+      last = await lab.step(action);
+      episode.actions.push(action);
+      stepLine(describe(current, action));
+      current = last.observation;
+      if (last.done) break;
+    }
+    done = true;
+    obs = current;
+    if (last) {
+      episode.raw = last.raw_reward;
+      showOutcome(last.reward, last.raw_reward, last.reason);
+      if (expected !== null && expected !== undefined) {
+        ctx.message(last.raw_reward === expected
+          ? `Replayed the shared episode: same ${actions.length} actions, same reward (${expected}).`
+          : `The replay ended with raw reward ${last.raw_reward}, the sender saw ${expected}.`,
+        last.raw_reward === expected ? 'info' : 'error');
+      }
+    }
+    setButtons();
+  }
+
+  // Evaluates a shipped checkpoint on the shared seeds, visibly.
+  async function evaluateCheckpoint(state) {
+    const { agent, seeds } = state.replay.checkpoint;
+    const entry = ctx.agents.find((a) => a.name === agent);
+    $('policy').value = 'dqn';
+    const bytes = new Uint8Array(await (await fetch(`agents/${entry.file}`)).arrayBuffer());
+    lab.loadAgent(bytes, agent);
+    loadedAgent = agent;
+    let solved = 0;
+    for (const seed of seeds) {
+      ctx.setSeed(seed);
+      await newEpisode(seed);
+      while (!done) {
+        await sleep(1000 / Math.max(speed(), 8));
+        await step();
+      }
+      solved += episode.raw > 0 ? 1 : 0;
+      ctx.message(`Agent "${agent}" on ${state.task.name}: ${solved} of ${seeds.indexOf(seed) + 1} evaluation episodes solved.`, 'info');
+    }
+  }
+
+  function describe(o, action) {
+    const kind = Object.keys(action)[0];
+    const ref = kind === 'click' ? action.click : action[kind][0];
+    const n = o.dom.nodes.find((x) => x.ref === ref);
+    const what = n ? `${n.tag}${n.text ? ` "${n.text.slice(0, 24)}"` : ''} #${ref}` : `#${ref}`;
+    return kind === 'click' ? `click ${what}` : `${kind} "${action[kind][1]}" ${kind === 'type' ? 'into' : 'in'} ${what}`;
+  }
+
+  $('new-episode').addEventListener('click', () => { pause(); newEpisode(); });
+  $('step').addEventListener('click', () => { pause(); step(); });
+  $('play').addEventListener('click', () => (playing ? pause() : play()));
+  $('run').addEventListener('click', fastRun);
+  $('stop').addEventListener('click', () => lab.stop());
+  $('speed').addEventListener('input', () => { $('speed-label').textContent = `${speed()} steps/s`; });
+  $('policy').addEventListener('change', () => { pause(); newEpisode(); });
+  $('task').addEventListener('change', () => { if (ctx.view === 'watch') { pause(); newEpisode(); } });
+  setButtons();
+
+  return {
+    enter() { setButtons(); },
+    leave() { pause(); },
+    // Opening the page: a competent agent acting within seconds, when one is shipped.
+    async start(opts = {}) {
+      if (opts.task) {
+        $('policy').value = agentFor(opts.task) ? 'dqn' : 'oracle';
+      } else {
+        const preferred = ctx.agents.find((a) => a.tasks.includes('click-button')) || ctx.agents[0];
+        if (preferred) {
+          ctx.setTask(preferred.tasks.includes('click-button') ? 'click-button' : preferred.tasks[0]);
+          $('policy').value = 'dqn';
+        } else {
+          $('policy').value = 'oracle';
+        }
+      }
+      await newEpisode();
+      play();
+    },
+    shareState() {
+      const agent = loadedAgent ? lab.agentInfo() : null;
+      const config = agent && (episode.policy === 'dqn' || (!episode.actions.length && $('policy').value === 'dqn')) ? agent.config : null;
+      const state = { v: 1, view: 'watch', task: episode.task || ctx.taskSpec(), seed: episode.seed ?? ctx.seed(), config, replay: null };
+      if (episode.actions.length) {
+        state.replay = { episode: { actions: episode.actions, raw_reward: episode.raw } };
+      } else if ($('policy').value === 'dqn' && loadedAgent && ctx.agentNames().includes(loadedAgent)) {
+        state.replay = { checkpoint: { agent: loadedAgent, seeds: Array.from({ length: 10 }, (_, i) => state.seed + i) } };
+      }
+      return state;
+    },
+    async openShare(state) {
+      if (state.replay && state.replay.episode) return replayEpisode(state);
+      if (state.replay && state.replay.checkpoint) return evaluateCheckpoint(state);
+      return newEpisode(state.seed);
+    },
+    reloadAgent() { loadedAgent = null; },
+  };
+}
