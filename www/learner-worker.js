@@ -45,7 +45,7 @@ onmessage = async (event) => {
     case 'train': {
       const adapter = m.request.backend === 'cpu' ? null : await describeAdapter();
       try {
-        const done = await learner.train({ ...m.request, adapter }, m.checkpoint || undefined, m.saved || undefined);
+        const done = await learner.train({ ...m.request, adapter }, m.checkpoint || undefined, m.saved || undefined, m.optimizer || undefined);
         postMessage(done);
       } catch (err) {
         postMessage({ kind: 'error', message: String(err && err.message ? err.message : err) });

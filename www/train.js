@@ -214,10 +214,12 @@ export function initTrain(ctx) {
     try {
       await store.save(RUN_KEY, {
         request: run.request, status: run.status, backend: run.backend, reason: run.reason,
-        env_steps: m.env_steps, updates: m.updates, bytes: m.bytes, state: m.state, charts: chartState(), saved_at: Date.now(),
+        env_steps: m.env_steps, updates: m.updates, bytes: m.bytes, state: m.state, optimizer: m.optimizer || null,
+        charts: chartState(), saved_at: Date.now(),
       });
       await store.save(MODEL_KEY, model);
-      $('model-note').textContent = `Run saved in this browser at step ${fmtInt(m.env_steps)}; a reload continues from there.`;
+      $('model-note').textContent = `Run saved in this browser at step ${fmtInt(m.env_steps)}` +
+        `${m.optimizer ? ' (network, Adam\'s moments, recent replay)' : ' (network, recent replay)'}; a reload continues from there.`;
     } catch (e) {
       $('model-note').textContent = `Could not save the run in this browser: ${errorText(e)}`;
     }
@@ -233,7 +235,7 @@ export function initTrain(ctx) {
   }
 
   // ---------------------------------------------------------------- running
-  function begin(request, checkpoint, saved, { paused = false } = {}) {
+  function begin(request, checkpoint, saved, { paused = false, optimizer = undefined } = {}) {
     ensureFrames(request.tasks.map((t) => t.name));
     session = new TrainingSession(lab, { frameOffset: FRAME_OFFSET });
     run = { request, status: 'running', env_steps: run?.env_steps || 0, updates: run?.updates || 0 };
@@ -266,7 +268,7 @@ export function initTrain(ctx) {
       persistStatus('stopped');
       setButtons();
     });
-    session.start(request, checkpoint, saved);
+    session.start(request, checkpoint, saved, optimizer);
     if (paused) {
       run.status = 'paused';
       session.pause(true);
@@ -376,7 +378,7 @@ export function initTrain(ctx) {
       run = { request: saved.request, status: saved.status, env_steps: saved.env_steps, updates: saved.updates, backend: saved.backend, reason: saved.reason };
       showCounters();
       if (saved.status === 'running' || saved.status === 'paused') {
-        begin(saved.request, saved.bytes, saved.state, { paused: saved.status === 'paused' });
+        begin(saved.request, saved.bytes, saved.state, { paused: saved.status === 'paused', optimizer: saved.optimizer || undefined });
         ctx.message(`Resumed the training run saved at step ${fmtInt(saved.env_steps)}.`, 'info');
         $('train-status').textContent = `Resuming from step ${fmtInt(saved.env_steps)}…`;
       } else {

@@ -17,7 +17,8 @@ export class TrainingSession extends EventTarget {
   // the paper's preset for the tasks.
   // checkpoint: optional Uint8Array to continue from; saved: a snapshot's state string, to
   // continue a whole run (progress, episode counters, recent replay).
-  start(request, checkpoint, saved) {
+  // optimizer: the snapshot's Adam state (Uint8Array), when it has one.
+  start(request, checkpoint, saved, optimizer) {
     if (this.worker) throw new Error('training is already running');
     if (this.lab.frameCount() < this.frameOffset + request.tasks.length) {
       throw new Error(`multitask training on ${request.tasks.length} tasks needs as many task pages`);
@@ -39,7 +40,7 @@ export class TrainingSession extends EventTarget {
       this.finish();
       this.dispatchEvent(new CustomEvent('error', { detail: { message: event.message || 'the learner worker failed' } }));
     };
-    this.worker.postMessage({ kind: 'train', request, checkpoint, saved });
+    this.worker.postMessage({ kind: 'train', request, checkpoint, saved, optimizer });
   }
 
   get running() { return this.worker !== null; }

@@ -11,12 +11,12 @@ use std::sync::Arc;
 
 use burn::module::{ModuleVisitor, Param};
 use burn::nn::loss::HuberLossConfig;
-use burn::optim::grad_clipping::GradientClippingConfig;
-use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
+use burn::optim::GradientsParams;
 use burn::prelude::*;
 use burn::tensor::IndexingUpdateOp;
 use serde::{Deserialize, Serialize};
 
+use super::adam::Adam;
 use super::batch::pack;
 use super::config::DqnConfig;
 use super::features::{Encoded, StateFeatures, encode};
@@ -74,7 +74,7 @@ pub struct DomQNetAgent {
     pub counters: Counters,
     model: Option<DomQNetModel>,
     target: Option<DomQNetModel>,
-    optim: ModuleOptimizer,
+    optim: Adam,
     replay: PrioritizedReplay,
     actors: Vec<Actor>,
     /// The agent's own randomness: noise and OOV vectors.
@@ -93,11 +93,27 @@ impl ModuleVisitor for Touch {
     }
 }
 
-fn optimizer(cfg: &DqnConfig) -> ModuleOptimizer {
-    AdamConfig::new()
-        .with_epsilon(cfg.adam_epsilon)
-        .with_grad_clipping(cfg.grad_clip.map(GradientClippingConfig::Value))
-        .init()
+fn optimizer(cfg: &DqnConfig) -> Adam {
+    Adam::new(cfg.adam_epsilon, cfg.grad_clip)
+}
+
+impl DomQNetAgent {
+    /// Adam's moments and step counts (see [`Adam::save`]); `None` before the first update. Read
+    /// back asynchronously, so it works on every backend.
+    pub async fn optimizer_state(&self) -> Result<Option<Vec<u8>>, String> {
+        if self.optim.is_empty() {
+            return Ok(None);
+        }
+        self.optim.save(self.model()).await.map(Some)
+    }
+
+    /// Continues with Adam state saved by [`Self::optimizer_state`] of the run this agent's
+    /// checkpoint came from. A damaged record, or one of another network, is refused and the
+    /// optimizer stays as it was.
+    pub fn load_optimizer_state(&mut self, bytes: &[u8]) -> Result<(), String> {
+        let model = self.model.as_ref().expect("model");
+        self.optim.load(model, bytes)
+    }
 }
 
 async fn read(t: Tensor<2>) -> Result<Vec<f32>, String> {

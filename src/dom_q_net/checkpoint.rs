@@ -11,7 +11,7 @@
 use std::collections::VecDeque;
 use std::fmt;
 
-use burn::module::{ModuleMapper, ModuleVisitor, Param};
+use burn::module::{ModuleMapper, ModuleVisitor, Param, ParamId};
 use burn::prelude::*;
 use burn::store::ModuleRecord;
 use burn::tensor::{Bytes, FloatDType};
@@ -84,24 +84,39 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
 }
 
-struct Collect(Vec<Tensor<1>>);
+struct Collect(Vec<(ParamId, Tensor<1>)>);
 impl ModuleVisitor for Collect {
     fn visit_float<const D: usize>(&mut self, p: &Param<Tensor<D>>) {
-        self.0.push(p.val().without_autodiff().reshape([-1]));
+        self.0.push((p.id, p.val().without_autodiff().reshape([-1])));
     }
 }
 
+/// Fills a fresh module with read-back weights under the trained module's parameter ids (the
+/// record keeps them): a restored network is the same network, parameter for parameter.
 struct Fill {
-    data: VecDeque<TensorData>,
+    data: VecDeque<(ParamId, TensorData)>,
     device: Device,
 }
 impl ModuleMapper for Fill {
     fn map_float<const D: usize>(&mut self, p: Param<Tensor<D>>) -> Param<Tensor<D>> {
         let shape = p.lazy_shape();
-        let data = self.data.pop_front().expect("one tensor per parameter");
-        let device = self.device.clone();
-        p.map(move |_| Tensor::<1>::from_data(data, &device).reshape(shape))
+        let (id, data) = self.data.pop_front().expect("one tensor per parameter");
+        Param::initialized(id, Tensor::<1>::from_data(data, &self.device).reshape(shape))
     }
+}
+
+/// The parameter ids of `model`, in visiting order.
+#[cfg(test)]
+pub(crate) fn param_ids(model: &DomQNetModel) -> Vec<ParamId> {
+    struct Ids(Vec<ParamId>);
+    impl ModuleVisitor for Ids {
+        fn visit_float<const D: usize>(&mut self, p: &Param<Tensor<D>>) {
+            self.0.push(p.id);
+        }
+    }
+    let mut ids = Ids(Vec::new());
+    model.visit(&mut ids);
+    ids.0
 }
 
 /// Casts every parameter to one float type (on the CPU: WebGPU may lack f16).
@@ -118,8 +133,8 @@ async fn record_bytes(model: &DomQNetModel, cfg: &DqnConfig, precision: Precisio
     let mut params = Collect(Vec::new());
     model.visit(&mut params);
     let mut data = VecDeque::new();
-    for t in params.0 {
-        data.push_back(t.into_data_async().await.map_err(|e| format!("reading weights failed: {e:?}"))?);
+    for (id, t) in params.0 {
+        data.push_back((id, t.into_data_async().await.map_err(|e| format!("reading weights failed: {e:?}"))?));
     }
     let cpu = Device::flex();
     let mut copy = DomQNetModel::new(cfg, &cpu).map(&mut Fill { data, device: cpu });
@@ -383,5 +398,82 @@ mod tests {
         let ckpt = Checkpoint::from_bytes(&bytes).unwrap();
         assert!(!ckpt.header.half_precision);
         DomQNetAgent::from_checkpoint(ckpt, &Device::flex()).unwrap();
+    }
+}
+
+#[cfg(test)]
+mod optimizer_state_tests {
+    use super::*;
+    use crate::env::Environment;
+    use crate::sim::SimEnv;
+    use crate::util::block_on;
+
+    fn trained(cfg: DqnConfig) -> DomQNetAgent {
+        let mut agent = DomQNetAgent::new(cfg, &Device::flex().autodiff()).unwrap();
+        let mut env = SimEnv::new(Some(6));
+        let spec = SimEnv::spec("sim-click");
+        let mut obs = block_on(env.reset(&spec, 1)).unwrap();
+        for step in 0..30 {
+            let enc = agent.encode(&obs);
+            let d = block_on(agent.act(0, &enc, true)).unwrap();
+            let s = block_on(env.step(&d.env_action)).unwrap();
+            let next = agent.encode(&s.observation);
+            agent.observe(0, s.raw_reward, &next, s.done);
+            block_on(agent.learn()).unwrap();
+            obs = if s.done { block_on(env.reset(&spec, 2 + step)).unwrap() } else { s.observation };
+        }
+        assert!(agent.counters.updates > 0);
+        agent
+    }
+
+    fn small() -> DqnConfig {
+        DqnConfig { batch_size: 8, replay_capacity: 64, dom_hidden: 16, token_hidden: 8, mode_hidden: 8, learning_starts: 0, ..DqnConfig::default() }
+    }
+
+    /// Greedy Q-values of a fixed state, to compare networks.
+    fn q_of(agent: &mut DomQNetAgent) -> Vec<f32> {
+        let obs = block_on(SimEnv::new(Some(6)).reset(&SimEnv::spec("sim-click"), 77)).unwrap();
+        let enc = agent.encode(&obs);
+        let q = block_on(agent.q_values(&enc, false)).unwrap();
+        q.dom.into_iter().chain(q.token).chain(q.mode).collect()
+    }
+
+    #[test]
+    fn adam_state_comes_back_with_the_checkpoint_it_was_saved_beside() {
+        let agent = trained(small());
+        let adam = block_on(agent.optimizer_state()).unwrap().expect("Adam has moments after updates");
+        let bytes = block_on(agent.save(&["sim-click".into()])).unwrap();
+        let replay = agent.replay().recent(usize::MAX);
+        let restore = || {
+            let mut a = DomQNetAgent::from_checkpoint(Checkpoint::from_bytes(&bytes).unwrap(), &Device::flex().autodiff()).unwrap();
+            a.replay_mut().restore(replay.clone());
+            a
+        };
+
+        let (mut with_moments, mut again, mut fresh) = (restore(), restore(), restore());
+        assert_eq!(param_ids(with_moments.model()), param_ids(agent.model()), "the checkpoint keeps the parameter ids");
+        assert_eq!(block_on(fresh.optimizer_state()).unwrap(), None, "a restored agent starts with no moments");
+        with_moments.load_optimizer_state(&adam).unwrap();
+        again.load_optimizer_state(&adam).unwrap();
+        assert!(block_on(with_moments.optimizer_state()).unwrap().is_some(), "the moments are in place");
+
+        // The same update from the same replay: the loaded moments shape it (Adam's first step
+        // from zero moments is a different one), and they do so reproducibly.
+        for a in [&mut with_moments, &mut again, &mut fresh] {
+            block_on(a.learn()).unwrap().expect("an update");
+        }
+        let (q1, q2, q3) = (q_of(&mut with_moments), q_of(&mut again), q_of(&mut fresh));
+        assert_eq!(q1, q2);
+        assert_ne!(q1, q3, "the loaded moments took part in the update");
+
+        // Another network's state, and damaged bytes, are refused and change nothing.
+        let mut other = DomQNetAgent::new(DqnConfig { dom_hidden: 24, ..small() }, &Device::flex().autodiff()).unwrap();
+        let err = other.load_optimizer_state(&adam).unwrap_err();
+        assert!(err.contains("another network"), "{err}");
+        assert_eq!(block_on(other.optimizer_state()).unwrap(), None);
+        let mut restored = restore();
+        let err = restored.load_optimizer_state(&adam[..adam.len() / 2]).unwrap_err();
+        assert!(err.contains("damaged"), "{err}");
+        assert_eq!(block_on(restored.optimizer_state()).unwrap(), None);
     }
 }

@@ -291,7 +291,8 @@ impl Learner {
     /// and continuing a saved run when `saved` (a snapshot's `state`) is given too. Posts `backend`,
     /// `status`, `progress`, `checkpoint` and `snapshot` messages; resolves with the final
     /// progress, or rejects with a message.
-    pub fn train(&self, request: JsValue, checkpoint: Option<Vec<u8>>, saved: Option<String>) -> Promise {
+    /// `optimizer`: the snapshot's Adam state, when it has one.
+    pub fn train(&self, request: JsValue, checkpoint: Option<Vec<u8>>, saved: Option<String>, optimizer: Option<Vec<u8>>) -> Promise {
         let flags = self.flags.clone();
         future_to_promise(async move {
             // Through JSON: JS numbers arrive as serde_json numbers that fit the config's
@@ -310,7 +311,7 @@ impl Learner {
             if req.start_paused {
                 flags.borrow_mut().pause = true;
             }
-            run(req, checkpoint, saved, flags).await.map_err(|e| JsValue::from_str(&e))
+            run(req, checkpoint, saved, optimizer, flags).await.map_err(|e| JsValue::from_str(&e))
         })
     }
 
@@ -352,15 +353,24 @@ async fn serve_checkpoint(agent: &DomQNetAgent, task_names: &[String], flags: &R
     Ok(())
 }
 
+/// Posts the whole run: the checkpoint (`bytes`), the trainer's state and recent replay
+/// (`state`), and Adam's moments (`optimizer`, once learning has begun).
 async fn post_snapshot(agent: &DomQNetAgent, trainer: &Trainer, task_names: &[String], keep: usize) -> Result<(), String> {
     let bytes = agent.save(task_names).await?;
     let state = SavedRun { trainer: trainer.state(), replay: agent.replay().recent(keep) };
+    let optimizer = agent.optimizer_state().await?;
     let fields = serde_json::json!({
         "updates": agent.counters.updates,
         "env_steps": agent.counters.env_steps,
         "state": serde_json::to_string(&state).map_err(|e| e.to_string())?,
+        "optimizer_saved": optimizer.is_some(),
     });
-    post(message_with_bytes("snapshot", fields, &bytes)?);
+    let msg = message_with_bytes("snapshot", fields, &bytes)?;
+    if let Some(adam) = optimizer {
+        js_sys::Reflect::set(&msg, &"optimizer".into(), &js_sys::Uint8Array::from(&adam[..]))
+            .map_err(|_| "could not attach the optimizer state".to_string())?;
+    }
+    post(msg);
     Ok(())
 }
 
@@ -396,6 +406,7 @@ async fn run(
     req: TrainRequest,
     checkpoint: Option<Vec<u8>>,
     saved: Option<SavedRun>,
+    optimizer: Option<Vec<u8>>,
     flags: Rc<RefCell<Flags>>,
 ) -> Result<JsValue, String> {
     if req.tasks.is_empty() {
@@ -420,6 +431,11 @@ async fn run(
                 return Err("the saved run trained other tasks than this request names".into());
             }
             agent.replay_mut().restore(saved.replay);
+            if let Some(adam) = optimizer {
+                if let Err(e) = agent.load_optimizer_state(&adam) {
+                    post(message("status", serde_json::json!({ "text": format!("Resumed with fresh Adam moments: {e}.") })));
+                }
+            }
             Trainer::from_state(saved.trainer)
         }
         None => Trainer::new(req.tasks.clone(), req.seed),

@@ -33,7 +33,14 @@ test('the random agent runs episodes on a task page and the stats show it', asyn
   await page.selectOption('#policy', 'random');
   await page.waitForFunction(() => /button/.test(document.getElementById('utterance').textContent));
   await page.click('#run');
-  await page.waitForFunction(() => Number(document.getElementById('st-episodes').textContent) >= 40, null, { timeout: 60_000 });
+  try {
+    await page.waitForFunction(() => Number(document.getElementById('st-episodes').textContent) >= 40, null, { timeout: 60_000 });
+  } catch (e) {
+    // Say what the page showed, so a slow or stuck run can be told apart from a broken one.
+    const seen = await page.evaluate(() => ['st-status', 'st-episodes', 'st-eps', 'utterance', 'message']
+      .map((id) => `${id}=${JSON.stringify(document.getElementById(id)?.textContent)}`).join(' '));
+    throw new Error(`${e.message}\npage showed: ${seen}\nerrors: ${errors.join(' | ')}`);
+  }
   assert.match(await page.textContent('#st-status'), /running random on click-button/);
   assert.ok((await num(page, 'st-eps')) > 0, 'episodes/s shown');
   assert.ok((await num(page, 'st-sps')) > 0, 'steps/s shown');
