@@ -15,6 +15,8 @@ const server = await serve(dist);
 const context = await launch();
 try {
   const { page } = await openApp(context, server.url);
+  // The watch view starts a pretrained agent on opening: pause it so the benchmark runs alone.
+  if ((await page.textContent('#play')) === 'Pause') await page.click('#play');
   const rows = [];
   for (const task of tasks) {
     for (const policy of ['random', 'oracle']) {
