@@ -201,6 +201,9 @@ async function main() {
   }
   if (!opened) {
     const view = hash.startsWith('#/') ? hash.slice(2) : 'watch';
+    // Each visit watches a fresh episode (the seed is in the box and in share links), not always
+    // the same one.
+    if (view === 'watch') ctx.setSeed(1 + Math.floor(Math.random() * 10000));
     ctx.go(view);
     await ctx.views[ctx.view].start?.();
   }

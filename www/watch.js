@@ -157,11 +157,15 @@ export function initWatch(ctx) {
   }
 
   // Fast run: many episodes back to back, statistics only.
+  // It holds the page (busy) for its whole length: an episode the task or policy pickers started
+  // just before finishes first, and one they start meanwhile waits for the run to end.
   async function fastRun() {
     pause();
     ctx.message('');
     fastRunning = true;
     setButtons();
+    await idle();
+    busy = true;
     lab.setConfig({ max_steps: maxSteps(), hold_clock: true }, [0]);
     requestAnimationFrame(drawStats);
     try {
@@ -169,6 +173,7 @@ export function initWatch(ctx) {
     } catch (e) {
       ctx.message(errorText(e));
     }
+    busy = false;
     fastRunning = false;
     done = true;
     setButtons();
@@ -192,6 +197,16 @@ export function initWatch(ctx) {
   // Replays a shared episode action for action, and says whether the reward matches.
   async function replayEpisode(state) {
     await idle();
+    busy = true;
+    try {
+      await replayActions(state);
+    } finally {
+      busy = false;
+      setButtons();
+    }
+  }
+
+  async function replayActions(state) {
     const { actions, raw_reward: expected } = state.replay.episode;
     $('policy').value = 'oracle';
     $('steps').innerHTML = '';

@@ -23,6 +23,18 @@ after(async () => {
   await server?.close();
 });
 
+// Waits for the fast run to finish `n` episodes; on a timeout, says what the page showed, so a
+// slow or stuck run can be told apart from a broken one.
+async function waitForEpisodes(page, n, errors) {
+  try {
+    await page.waitForFunction((n) => Number(document.getElementById('st-episodes').textContent) >= n, n, { timeout: 60_000 });
+  } catch (e) {
+    const seen = await page.evaluate(() => ['st-status', 'st-episodes', 'st-eps', 'utterance', 'message', 'steps-title']
+      .map((id) => `${id}=${JSON.stringify(document.getElementById(id)?.textContent)}`).join(' '));
+    throw new Error(`${e.message}\npage showed: ${seen}\nerrors: ${errors.join(' | ')}`);
+  }
+}
+
 const num = async (page, id) => Number((await page.textContent(`#${id}`)).replace('%', ''));
 
 test('the random agent runs episodes on a task page and the stats show it', async () => {
@@ -33,14 +45,7 @@ test('the random agent runs episodes on a task page and the stats show it', asyn
   await page.selectOption('#policy', 'random');
   await page.waitForFunction(() => /button/.test(document.getElementById('utterance').textContent));
   await page.click('#run');
-  try {
-    await page.waitForFunction(() => Number(document.getElementById('st-episodes').textContent) >= 40, null, { timeout: 60_000 });
-  } catch (e) {
-    // Say what the page showed, so a slow or stuck run can be told apart from a broken one.
-    const seen = await page.evaluate(() => ['st-status', 'st-episodes', 'st-eps', 'utterance', 'message']
-      .map((id) => `${id}=${JSON.stringify(document.getElementById(id)?.textContent)}`).join(' '));
-    throw new Error(`${e.message}\npage showed: ${seen}\nerrors: ${errors.join(' | ')}`);
-  }
+  await waitForEpisodes(page, 40, errors);
   assert.match(await page.textContent('#st-status'), /running random on click-button/);
   assert.ok((await num(page, 'st-eps')) > 0, 'episodes/s shown');
   assert.ok((await num(page, 'st-sps')) > 0, 'steps/s shown');
@@ -62,7 +67,7 @@ test('the scripted oracle solves login-user on the real page', async () => {
   await page.selectOption('#task', 'login-user');
   await page.selectOption('#policy', 'oracle');
   await page.click('#run');
-  await page.waitForFunction(() => Number(document.getElementById('st-episodes').textContent) >= 25, null, { timeout: 60_000 });
+  await waitForEpisodes(page, 25, errors);
   await page.click('#stop');
   await page.waitForFunction(() => document.getElementById('st-status').textContent === 'idle');
   assert.equal(await page.textContent('#st-success'), '100%');
