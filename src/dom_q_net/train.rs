@@ -71,6 +71,9 @@ pub struct TrainerState {
     /// Milliseconds spent inside [`Trainer::run`] so far.
     #[serde(default)]
     pub elapsed_ms: f64,
+    /// The task the round-robin steps next.
+    #[serde(default)]
+    pub next_task: usize,
 }
 
 /// The state of a training run that outlives one call: each task's progress, its running
@@ -86,6 +89,10 @@ pub struct Trainer {
     episodes: Vec<u64>,
     /// Milliseconds spent inside `run` (so pauses between calls do not count).
     elapsed_ms: f64,
+    /// The task the round-robin steps next: a call of `run` that stops early (for a progress
+    /// report, a pause) hands on to the next call here, so every task gets its turn however
+    /// short the calls are.
+    next_task: usize,
 }
 
 impl Trainer {
@@ -98,11 +105,13 @@ impl Trainer {
             tasks,
             seed,
             elapsed_ms: 0.0,
+            next_task: 0,
         }
     }
 
     /// A trainer that continues from a saved state (running episodes start afresh).
     pub fn from_state(state: TrainerState) -> Self {
+        let next_task = if state.tasks.is_empty() { 0 } else { state.next_task % state.tasks.len() };
         Trainer {
             clock: || 0.0,
             running: state.tasks.iter().map(|_| None).collect(),
@@ -111,6 +120,7 @@ impl Trainer {
             episodes: state.episodes,
             seed: state.seed,
             elapsed_ms: state.elapsed_ms,
+            next_task,
         }
     }
 
@@ -121,6 +131,7 @@ impl Trainer {
             episodes: self.episodes.clone(),
             seed: self.seed,
             elapsed_ms: self.elapsed_ms,
+            next_task: self.next_task,
         }
     }
 
@@ -154,18 +165,25 @@ impl Trainer {
         mut on_event: impl FnMut(TrainEvent) -> Control,
     ) -> Result<(), EnvError> {
         assert_eq!(envs.len(), self.tasks.len(), "one environment per task");
+        if self.tasks.is_empty() {
+            return Ok(());
+        }
         let max_steps = agent.cfg.max_episode_steps;
         let failed = |e: String| EnvError::Browser(format!("agent: {e}"));
-        let (tasks, progress, running, episodes) = (&self.tasks, &mut self.progress, &mut self.running, &mut self.episodes);
+        let (tasks, progress, running, episodes, next_task) =
+            (&self.tasks, &mut self.progress, &mut self.running, &mut self.episodes, &mut self.next_task);
         let clock = self.clock;
         let (run_start, elapsed_before, base_seed) = (clock(), self.elapsed_ms, self.seed);
         // An async block so that `?` ends the loop and the time spent is still counted.
         let result: Result<(), EnvError> = async {
+            // Round-robin over the tasks (Algorithm 1), continuing from where the last call stopped.
             'outer: loop {
-                for k in 0..tasks.len() {
+                loop {
                     if agent.counters.env_steps >= until_frames {
                         break 'outer;
                     }
+                    let k = *next_task % tasks.len();
+                    *next_task = (k + 1) % tasks.len();
                     // Start an episode if the task has none running.
                     let run = match running[k].take() {
                         Some(r) => r,
@@ -364,6 +382,40 @@ mod tests {
             self.log.borrow_mut().push(Call::Step { task: self.task });
             self.inner.step(action).await
         }
+    }
+
+    #[test]
+    fn calls_that_stop_after_every_step_still_give_every_task_its_turn() {
+        // The browser learner stops `run` for a progress report every few hundred milliseconds,
+        // which can be after a single step: the next call must go on with the next task, not
+        // start over at the first (which would starve all tasks but the first few).
+        let cfg = DqnConfig { batch_size: 4, replay_capacity: 64, dom_hidden: 16, token_hidden: 8, mode_hidden: 8, ..DqnConfig::default() };
+        let mut agent = DomQNetAgent::new(cfg, &Device::flex().autodiff()).unwrap();
+        let log = Rc::new(RefCell::new(Vec::new()));
+        let mut envs: Vec<Logged> =
+            (0..3).map(|task| Logged { task, inner: SimEnv::new(None), log: log.clone() }).collect();
+        let tasks: Vec<TaskSpec> = ["sim-click", "sim-type", "sim-click"].iter().map(|n| SimEnv::spec(n)).collect();
+        let mut trainer = Trainer::new(tasks, 5);
+        for until in 1..=4 {
+            block_on(trainer.run(&mut agent, &mut envs, 100, |ev| match ev {
+                TrainEvent::Step { .. } => Control::Stop,
+                _ => Control::Continue,
+            }))
+            .unwrap();
+            assert_eq!(agent.counters.env_steps, until);
+        }
+        // And a trainer restored from a saved state goes on with the task that was next.
+        let mut trainer = Trainer::from_state(trainer.state());
+        for _ in 0..2 {
+            block_on(trainer.run(&mut agent, &mut envs, 100, |ev| match ev {
+                TrainEvent::Step { .. } => Control::Stop,
+                _ => Control::Continue,
+            }))
+            .unwrap();
+        }
+        let steps: Vec<usize> =
+            log.borrow().iter().filter_map(|c| if let Call::Step { task } = c { Some(*task) } else { None }).collect();
+        assert_eq!(steps, [0, 1, 2, 0, 1, 2]);
     }
 
     #[test]
