@@ -273,6 +273,25 @@ mod tests {
         DqnConfig { batch_size: 8, replay_capacity: 64, dom_hidden: 16, token_hidden: 8, mode_hidden: 8, ..DqnConfig::default() }
     }
 
+    /// An agent trained for `steps` steps on sim-click, with at least one update behind it.
+    fn trained(cfg: DqnConfig, steps: u32) -> DomQNetAgent {
+        let mut agent = DomQNetAgent::new(cfg, &Device::flex().autodiff()).unwrap();
+        let mut env = SimEnv::new(Some(6));
+        let spec = SimEnv::spec("sim-click");
+        let mut obs = block_on(env.reset(&spec, 1)).unwrap();
+        for step in 0..steps {
+            let enc = agent.encode(&obs);
+            let d = block_on(agent.act(0, &enc, true)).unwrap();
+            let s = block_on(env.step(&d.env_action)).unwrap();
+            let next = agent.encode(&s.observation);
+            agent.observe(0, s.raw_reward, &next, s.done);
+            block_on(agent.learn()).unwrap();
+            obs = if s.done { block_on(env.reset(&spec, 2 + step)).unwrap() } else { s.observation };
+        }
+        assert!(agent.counters.updates > 0, "the network was trained");
+        agent
+    }
+
     #[test]
     fn round_trip_keeps_q_values_vocab_and_counters() {
         let dev = Device::flex().autodiff();
@@ -327,20 +346,9 @@ mod tests {
     #[test]
     fn a_trained_checkpoint_loads_for_inference_on_plain_flex() {
         // What the app's watch mode does: load on `Device::flex()` (no autodiff), act greedily.
-        let mut agent = DomQNetAgent::new(DqnConfig { learning_starts: 0, ..small() }, &Device::flex().autodiff()).unwrap();
+        let mut agent = trained(DqnConfig { learning_starts: 0, ..small() }, 40);
         let mut env = SimEnv::new(Some(6));
         let spec = SimEnv::spec("sim-click");
-        let mut obs = block_on(env.reset(&spec, 1)).unwrap();
-        for step in 0..40 {
-            let enc = agent.encode(&obs);
-            let d = block_on(agent.act(0, &enc, true)).unwrap();
-            let s = block_on(env.step(&d.env_action)).unwrap();
-            let next = agent.encode(&s.observation);
-            agent.observe(0, s.raw_reward, &next, s.done);
-            block_on(agent.learn()).unwrap();
-            obs = if s.done { block_on(env.reset(&spec, 2 + step)).unwrap() } else { s.observation };
-        }
-        assert!(agent.counters.updates > 0, "the saved network was trained");
         let bytes = block_on(agent.save(&["sim-click".into()])).unwrap();
 
         let mut watched = DomQNetAgent::from_checkpoint(Checkpoint::from_bytes(&bytes).unwrap(), &Device::flex()).unwrap();
@@ -399,36 +407,6 @@ mod tests {
         assert!(!ckpt.header.half_precision);
         DomQNetAgent::from_checkpoint(ckpt, &Device::flex()).unwrap();
     }
-}
-
-#[cfg(test)]
-mod optimizer_state_tests {
-    use super::*;
-    use crate::env::Environment;
-    use crate::sim::SimEnv;
-    use crate::util::block_on;
-
-    fn trained(cfg: DqnConfig) -> DomQNetAgent {
-        let mut agent = DomQNetAgent::new(cfg, &Device::flex().autodiff()).unwrap();
-        let mut env = SimEnv::new(Some(6));
-        let spec = SimEnv::spec("sim-click");
-        let mut obs = block_on(env.reset(&spec, 1)).unwrap();
-        for step in 0..30 {
-            let enc = agent.encode(&obs);
-            let d = block_on(agent.act(0, &enc, true)).unwrap();
-            let s = block_on(env.step(&d.env_action)).unwrap();
-            let next = agent.encode(&s.observation);
-            agent.observe(0, s.raw_reward, &next, s.done);
-            block_on(agent.learn()).unwrap();
-            obs = if s.done { block_on(env.reset(&spec, 2 + step)).unwrap() } else { s.observation };
-        }
-        assert!(agent.counters.updates > 0);
-        agent
-    }
-
-    fn small() -> DqnConfig {
-        DqnConfig { batch_size: 8, replay_capacity: 64, dom_hidden: 16, token_hidden: 8, mode_hidden: 8, learning_starts: 0, ..DqnConfig::default() }
-    }
 
     /// Greedy Q-values of a fixed state, to compare networks.
     fn q_of(agent: &mut DomQNetAgent) -> Vec<f32> {
@@ -440,7 +418,7 @@ mod optimizer_state_tests {
 
     #[test]
     fn adam_state_comes_back_with_the_checkpoint_it_was_saved_beside() {
-        let agent = trained(small());
+        let agent = trained(DqnConfig { learning_starts: 0, ..small() }, 30);
         let adam = block_on(agent.optimizer_state()).unwrap().expect("Adam has moments after updates");
         let bytes = block_on(agent.save(&["sim-click".into()])).unwrap();
         let replay = agent.replay().recent(usize::MAX);
@@ -467,7 +445,7 @@ mod optimizer_state_tests {
         assert_ne!(q1, q3, "the loaded moments took part in the update");
 
         // Another network's state, and damaged bytes, are refused and change nothing.
-        let mut other = DomQNetAgent::new(DqnConfig { dom_hidden: 24, ..small() }, &Device::flex().autodiff()).unwrap();
+        let mut other = DomQNetAgent::new(DqnConfig { dom_hidden: 24, learning_starts: 0, ..small() }, &Device::flex().autodiff()).unwrap();
         let err = other.load_optimizer_state(&adam).unwrap_err();
         assert!(err.contains("another network"), "{err}");
         assert_eq!(block_on(other.optimizer_state()).unwrap(), None);

@@ -363,7 +363,6 @@ async fn post_snapshot(agent: &DomQNetAgent, trainer: &Trainer, task_names: &[St
         "updates": agent.counters.updates,
         "env_steps": agent.counters.env_steps,
         "state": serde_json::to_string(&state).map_err(|e| e.to_string())?,
-        "optimizer_saved": optimizer.is_some(),
     });
     let msg = message_with_bytes("snapshot", fields, &bytes)?;
     if let Some(adam) = optimizer {
