@@ -4,10 +4,4 @@
 # latency, updates/s and main-thread long tasks. `--multitask` runs the paper's 9-task set.
 # Usage: scripts/bench-dqn.sh [--tasks a,b] [--backends cpu,webgpu] [--multitask --budget N] ...
 # (options: tests/e2e/bench-dqn.mjs)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-scripts/setup.sh
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/weblab-target}"
-export PATH="$HOME/.cargo/bin:$PATH"
-trunk build
-exec node tests/e2e/bench-dqn.mjs "$@"
+exec "$(dirname "$0")/with-app.sh" tests/e2e/bench-dqn.mjs "$@"

@@ -4,10 +4,4 @@
 # held-out seeds, then agents/<task>.wlq and agents/manifest.json for those that pass.
 # Usage: scripts/train-agents.sh [task ...] [--after-solved N] [--eval N] [--min-success F] ...
 # (default tasks and options: tests/e2e/train-agents.mjs)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-scripts/setup.sh
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/weblab-target}"
-export PATH="$HOME/.cargo/bin:$PATH"
-trunk build
-exec node tests/e2e/train-agents.mjs "$@"
+exec "$(dirname "$0")/with-app.sh" tests/e2e/train-agents.mjs "$@"
