@@ -1,27 +1,18 @@
 // End-to-end: the built app (dist/) in headless Chromium, checked as a person would see it.
 // Run by scripts/test.sh after `trunk build`: node --test tests/e2e/
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serve } from './serve.mjs';
-import { launch, openApp } from './browser.mjs';
+import { openApp } from './browser.mjs';
+import { servedApp } from './fixture.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const dist = process.env.WEBLAB_DIST || join(here, '..', '..', 'dist');
 const shots = join(here, 'artifacts');
 mkdirSync(shots, { recursive: true });
 
-let server, context;
-before(async () => {
-  server = await serve(dist);
-  context = await launch();
-});
-after(async () => {
-  await context?.close();
-  await server?.close();
-});
+const app = servedApp();
 
 // Waits for the fast run to finish `n` episodes; on a timeout, says what the page showed, so a
 // slow or stuck run can be told apart from a broken one.
@@ -38,7 +29,7 @@ async function waitForEpisodes(page, n, errors) {
 const num = async (page, id) => Number((await page.textContent(`#${id}`)).replace('%', ''));
 
 test('the random agent runs episodes on a task page and the stats show it', async () => {
-  const { page, errors } = await openApp(context, server.url);
+  const { page, errors } = await openApp(app.context, app.server.url);
   assert.equal(await page.isHidden('#message'), true, await page.textContent('#message'));
   if ((await page.textContent('#play')) === 'Pause') await page.click('#play');
   await page.selectOption('#task', 'click-button');
@@ -62,7 +53,7 @@ test('the random agent runs episodes on a task page and the stats show it', asyn
 });
 
 test('the scripted oracle solves login-user on the real page', async () => {
-  const { page, errors } = await openApp(context, server.url);
+  const { page, errors } = await openApp(app.context, app.server.url);
   if ((await page.textContent('#play')) === 'Pause') await page.click('#play');
   await page.selectOption('#task', 'login-user');
   await page.selectOption('#policy', 'oracle');
@@ -75,7 +66,7 @@ test('the scripted oracle solves login-user on the real page', async () => {
 });
 
 test('a cross-origin task folder gets a clear message and the lab keeps running', async () => {
-  const { page } = await openApp(context, server.url);
+  const { page } = await openApp(app.context, app.server.url);
   await page.selectOption('#source', 'external');
   await page.fill('#base-url', 'https://example.com/miniwob/html/miniwob/');
   await page.fill('#task-name', 'click-test');

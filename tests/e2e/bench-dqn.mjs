@@ -6,15 +6,11 @@
 //   node tests/e2e/bench-dqn.mjs [--tasks a,b] [--backends cpu,webgpu] [--easy-budget 5000]
 //        [--medium-budget 50000] [--webgpu-budget 1000] [--config JSON] [--seed N] [--log-every S]
 //   node tests/e2e/bench-dqn.mjs --multitask [--budget 100000] [--backends cpu]
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { serve } from './serve.mjs';
+import { DIST, serve } from './serve.mjs';
 import { launch } from './browser.mjs';
 import { openLab, trainInPage, webgpuInfo } from './dqn.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const dist = process.env.WEBLAB_DIST || join(here, '..', '..', 'dist');
 const { values: args } = parseArgs({
   options: {
     tasks: { type: 'string', default: 'click-test,click-button,focus-text,enter-text,login-user' },
@@ -50,7 +46,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => { console.log(`\n(${signal}: stopped early)`); report(); process.exit(130); });
 }
 
-const server = await serve(dist);
+const server = await serve(DIST);
 const context = await launch();
 try {
   const { page, errors } = await openLab(context, server.url);

@@ -1,17 +1,13 @@
 // Environment benchmark (a command, not a test): episodes/s and steps/s of the random and oracle
 // policies on chosen tasks, through the real iframe environment in headless Chromium.
 // Usage: node tests/e2e/bench-env.mjs [episodes] [task ...]   (after `trunk build`; see scripts/bench-env.sh)
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { serve } from './serve.mjs';
+import { DIST, serve } from './serve.mjs';
 import { launch, openApp } from './browser.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const dist = process.env.WEBLAB_DIST || join(here, '..', '..', 'dist');
 const episodes = Number(process.argv[2] || 500);
 const tasks = process.argv.slice(3).length ? process.argv.slice(3) : ['click-button', 'enter-text'];
 
-const server = await serve(dist);
+const server = await serve(DIST);
 const context = await launch();
 try {
   const { page } = await openApp(context, server.url);

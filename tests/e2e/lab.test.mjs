@@ -2,22 +2,20 @@
 // run that survives a reload, checkpoint import that refuses a damaged file, a played episode
 // recorded and replayed, the task gallery, and the layout at a desktop and a narrow width.
 // Each test gets a fresh browser profile (IndexedDB), so runs cannot leak into each other.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serve } from './serve.mjs';
+import { DIST } from './serve.mjs';
 import { launch, openApp } from './browser.mjs';
+import { servedApp } from './fixture.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const dist = process.env.WEBLAB_DIST || join(here, '..', '..', 'dist');
 const shots = join(here, 'artifacts');
 mkdirSync(shots, { recursive: true });
 
-let server;
-before(async () => { server = await serve(dist); });
-after(async () => { await server?.close(); });
+const app = servedApp({ browser: false });
 
 async function withBrowser(fn, viewport) {
   const context = await launch(viewport);
@@ -39,7 +37,7 @@ async function pauseWatch(page) {
 
 test('a share link replays the same episode action for action, with the same reward', async () => {
   await withBrowser(async (context) => {
-    const { page, errors } = await openApp(context, server.url);
+    const { page, errors } = await openApp(context, app.server.url);
     await pauseWatch(page);
     await page.selectOption('#task', 'login-user');
     await page.fill('#seed', '17');
@@ -75,7 +73,7 @@ test('a malformed or tampered share link opens the default view with a clear mes
       [`#s=${Buffer.from('{"v":1,"task":{"source":"builtin","name":"click-test"},"seed":1,"run":"alert(1)"}').toString('base64url')}`, /malformed/],
       [`#s=${Buffer.from('{"v":1,"task":{"source":"inline","name":"x","html":"<script>alert(1)</script>"},"seed":1}').toString('base64url')}`, /whole page/],
     ]) {
-      const { page } = await openApp(context, server.url + fragment, await context.newPage());
+      const { page } = await openApp(context, app.server.url + fragment, await context.newPage());
       await messageMatching(page, /this share link cannot be opened/);
       const msg = await text(page, '#message-text');
       assert.match(msg, why);
@@ -89,7 +87,7 @@ test('a malformed or tampered share link opens the default view with a clear mes
 
 test('on opening, a pretrained agent acts on a task with its Q-values drawn over the page', async () => {
   await withBrowser(async (context) => {
-    const { page, errors } = await openApp(context, server.url);
+    const { page, errors } = await openApp(context, app.server.url);
     await page.waitForFunction(() => /Pretrained agent/.test(document.getElementById('agent-note').textContent), null, { timeout: 30_000 });
     await page.waitForFunction(() => document.querySelectorAll('#steps li').length >= 1, null, { timeout: 30_000 });
     // The overlay has painted something over the page (the heat map and the chosen element).
@@ -108,7 +106,7 @@ test('on opening, a pretrained agent acts on a task with its Q-values drawn over
 
 test('a training run saved to IndexedDB resumes after a reload, from its saved step', async () => {
   await withBrowser(async (context) => {
-    const { page, errors } = await openApp(context, server.url + '#/train');
+    const { page, errors } = await openApp(context, app.server.url + '#/train');
     await page.$$eval('#train-tasks input', (boxes) => boxes.forEach((b) => { b.checked = b.value === 'click-test'; }));
     await page.fill('#train-frames', '100000');
     await page.selectOption('#train-backend', 'cpu');
@@ -138,7 +136,7 @@ test('a training run saved to IndexedDB resumes after a reload, from its saved s
 
 test('importing a damaged checkpoint shows a message and leaves the current model as it was', async () => {
   await withBrowser(async (context) => {
-    const { page } = await openApp(context, server.url + '#/train');
+    const { page } = await openApp(context, app.server.url + '#/train');
     await page.$$eval('#train-tasks input', (boxes) => boxes.forEach((b) => { b.checked = b.value === 'click-test'; }));
     await page.fill('#train-frames', '150');
     await page.selectOption('#train-backend', 'cpu');
@@ -182,7 +180,7 @@ test('importing a damaged checkpoint shows a message and leaves the current mode
 
 test('a played episode is recorded, saved as a demonstration, and replays to the same reward', async () => {
   await withBrowser(async (context) => {
-    const { page, errors } = await openApp(context, server.url + '#/play');
+    const { page, errors } = await openApp(context, app.server.url + '#/play');
     await page.fill('#seed', '23');
     await page.selectOption('#task', 'enter-text');
     await page.waitForFunction(() => /seed 23/.test(document.getElementById('steps-title').textContent));
@@ -214,9 +212,9 @@ test('a played episode is recorded, saved as a demonstration, and replays to the
 
 test('the gallery lists every task with its difficulty and opens any of them to play', async () => {
   await withBrowser(async (context) => {
-    const { page } = await openApp(context, server.url + '#/tasks');
+    const { page } = await openApp(context, app.server.url + '#/tasks');
     const cards = await page.$$eval('#gallery-grid .card', (cs) => cs.map((c) => ({ task: c.dataset.task, badge: c.querySelector('.badge').textContent })));
-    const index = JSON.parse(readFileSync(join(dist, 'tasks', 'index.json'), 'utf8')).tasks;
+    const index = JSON.parse(readFileSync(join(DIST, 'tasks', 'index.json'), 'utf8')).tasks;
     assert.equal(cards.length, index.length);
     assert.ok(cards.length >= 36);
     for (const c of cards) assert.match(c.badge, /^(easy|medium|hard)( \(est\.\))?$/);
@@ -235,7 +233,7 @@ test('the gallery lists every task with its difficulty and opens any of them to 
 for (const [label, viewport] of [['desktop', { width: 1280, height: 800 }], ['narrow', { width: 390, height: 844 }]]) {
   test(`every view fits a ${label} window (${viewport.width}×${viewport.height}) without sideways scrolling`, async () => {
     await withBrowser(async (context) => {
-      const { page } = await openApp(context, server.url + '#/watch');
+      const { page } = await openApp(context, app.server.url + '#/watch');
       for (const view of ['watch', 'train', 'play', 'tasks']) {
         await page.click(`nav a[data-view="${view}"]`);
         await page.waitForTimeout(400);

@@ -6,7 +6,12 @@
 // `stall` is a URL prefix whose requests are never answered, for pages that never finish loading.
 import { createServer } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
-import { extname, join, normalize, resolve } from 'node:path';
+import { dirname, extname, join, normalize, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+// The built app: dist/ at the repository root, or $WEBLAB_DIST (a copy, so a long benchmark
+// survives a rebuild).
+export const DIST = process.env.WEBLAB_DIST || join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'dist');
 
 const TYPES = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',

@@ -5,29 +5,26 @@
 // These tests use only the built wasm module (dist/weblab.js) and its Lab object, on a bare page
 // of the app's origin: no part of the app's UI (www/), so they hold while the UI changes.
 // Run by scripts/test.sh after `trunk build`: node --test tests/e2e/
-import { test, before, after } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { serve } from './serve.mjs';
-import { launch } from './browser.mjs';
+import { servedApp } from './fixture.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const dist = process.env.WEBLAB_DIST || join(here, '..', '..', 'dist');
 const fixtures = join(here, '..', 'fixtures', 'miniwob-style');
 const BASE = '/miniwob-style/';
 const external = (name) => ({ source: 'external', base_url: BASE, name });
 
-let server, context, page;
+const app = servedApp({ serveOptions: { mounts: { [BASE]: fixtures }, stall: '/__stall/' } });
+let page;
 const errors = [];
 
 before(async () => {
-  server = await serve(dist, 0, { mounts: { [BASE]: fixtures }, stall: '/__stall/' });
-  context = await launch();
-  page = context.pages()[0] || await context.newPage();
+  page = app.context.pages()[0] || await app.context.newPage();
   page.on('pageerror', (e) => errors.push(String(e)));
   // A bare page on the app's origin with one task iframe; the lab is the wasm module's Lab.
-  const bare = server.url + '__e2e-lab.html';
+  const bare = app.server.url + '__e2e-lab.html';
   await page.route(bare, (route) => route.fulfill({
     contentType: 'text/html',
     body: '<!DOCTYPE html><html><body><iframe id="task" width="420" height="560"></iframe></body></html>',
@@ -38,11 +35,6 @@ before(async () => {
     await wasm.default();
     window.lab = new wasm.Lab(document.getElementById('task'));
   });
-});
-
-after(async () => {
-  await context?.close();
-  await server?.close();
 });
 
 // Runs `lab.reset(task, seed)` in the page; resolves to {obs} or {error: message}.

@@ -10,13 +10,12 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { serve } from './serve.mjs';
+import { DIST, serve } from './serve.mjs';
 import { launch } from './browser.mjs';
 import { openLab, trainInPage } from './dqn.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
-const dist = process.env.WEBLAB_DIST || join(root, 'dist');
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
   options: {
@@ -43,7 +42,7 @@ const manifest = (() => {
 })();
 manifest.agents ||= [];
 
-const server = await serve(dist);
+const server = await serve(DIST);
 const context = await launch();
 const summary = [];
 try {

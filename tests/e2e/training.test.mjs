@@ -2,30 +2,17 @@
 // click-test: the backend is announced with a reason, progress arrives with growing step counts
 // and updates, and pause, single step, checkpoint, resume and stop do what they say.
 // Run by scripts/test.sh after `trunk build`: node --test tests/e2e/
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { serve } from './serve.mjs';
-import { launch } from './browser.mjs';
 import { openLab } from './dqn.mjs';
+import { servedApp } from './fixture.mjs';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const dist = process.env.WEBLAB_DIST || join(here, '..', '..', 'dist');
 const WAIT = { timeout: 300_000, polling: 100 };
 
-let server, context;
-before(async () => {
-  server = await serve(dist);
-  context = await launch();
-});
-after(async () => {
-  await context?.close();
-  await server?.close();
-});
+const app = servedApp();
 
 test('a CPU training run on click-test reports progress and obeys pause, step, checkpoint and stop', { timeout: 900_000 }, async () => {
-  const { page, errors } = await openLab(context, server.url);
+  const { page, errors } = await openLab(app.context, app.server.url);
   await page.evaluate(async () => {
     const { TrainingSession } = await import('/www/training.js');
     const frame = document.createElement('iframe');
