@@ -77,16 +77,30 @@ export function initWatch(ctx) {
     while (busy) await sleep(20);
   }
 
-  async function newEpisode(seed = ctx.seed()) {
-    await idle();
+  // Runs `work` holding the page, with the buttons showing it; an error is shown and ends the
+  // episode.
+  async function holding(work) {
     busy = true;
     setButtons();
-    ctx.message('');
-    $('steps').innerHTML = '';
-    showOutcome(null);
-    clearOverlay($('overlay'));
-    ctx.fitFrame();
     try {
+      await work();
+    } catch (e) {
+      ctx.message(errorText(e));
+      done = true;
+    } finally {
+      busy = false;
+      setButtons();
+    }
+  }
+
+  async function newEpisode(seed = ctx.seed()) {
+    await idle();
+    await holding(async () => {
+      ctx.message('');
+      $('steps').innerHTML = '';
+      showOutcome(null);
+      clearOverlay($('overlay'));
+      ctx.fitFrame();
       let policy = $('policy').value;
       if (policy === 'dqn' && !(await ensureAgent())) policy = 'oracle';
       if (policy !== 'dqn') $('agent-note').textContent = policy === 'oracle' ? 'A scripted solution that reads the page.' : 'Uniform over elements; types goal words.';
@@ -96,24 +110,17 @@ export function initWatch(ctx) {
       done = false;
       $('utterance').textContent = obs.instruction.utterance;
       $('steps-title').textContent = `Steps · seed ${seed}`;
-    } catch (e) {
-      ctx.message(errorText(e));
-      done = true;
-    }
-    busy = false;
-    setButtons();
+    });
   }
 
   async function step() {
     if (done || busy) return;
-    busy = true;
-    setButtons();
     const before = obs;
-    try {
+    await holding(async () => {
       const r = await lab.watchStep();
       episode.actions.push(r.action);
       drawOverlay($('overlay'), before, r.q, r.action);
-      stepLine(r.description + (r.step.done ? '' : ''));
+      stepLine(r.description);
       obs = r.step.observation;
       if (r.step.done) {
         done = true;
@@ -121,12 +128,7 @@ export function initWatch(ctx) {
         showOutcome(r.step.reward, r.step.raw_reward, r.step.reason);
       }
       if (r.q && r.q.warning) ctx.message(r.q.warning, 'info');
-    } catch (e) {
-      ctx.message(errorText(e));
-      done = true;
-    }
-    busy = false;
-    setButtons();
+    });
   }
 
   // Plays episode after episode (seed, seed+1, ...) at the chosen speed until paused.
