@@ -330,6 +330,7 @@ export function initTrain(ctx) {
   $('train-stop').addEventListener('click', () => { run.status = 'stopped'; session?.stop(); persistStatus('stopped'); });
   $('train-paper-set').addEventListener('click', () => chooseTasks(PAPER_MULTITASK));
   $('hyper-reset').addEventListener('click', () => { buildHyper(defaults); presetForTasks(); });
+  $('hyper-reference').addEventListener('click', () => { buildHyper(Lab.referenceCodeDqnConfig()); presetForTasks(); });
 
   $('export-ckpt').addEventListener('click', () => {
     if (session?.running) {

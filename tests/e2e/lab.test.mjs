@@ -104,6 +104,27 @@ test('on opening, a pretrained agent acts on a task with its Q-values drawn over
   });
 });
 
+test('the hyperparameter editor offers the paper\'s and the reference code\'s settings and refuses a bad value', async () => {
+  await withBrowser(async (context) => {
+    const { page, errors } = await openApp(context, app.server.url + '#/train');
+    await page.click('#hyper summary');
+    const value = (key) => page.$eval(`#hyper-fields [data-key="${key}"]`, (i) => (i.type === 'checkbox' ? i.checked : i.value));
+    assert.deepEqual([await value('local_text_embedding'), await value('token_hidden'), await value('mode_hidden')], [true, '128', '128']);
+    await page.click('#hyper-reference');
+    assert.deepEqual([await value('local_text_embedding'), await value('token_hidden'), await value('mode_hidden')], [false, '64', '32']);
+    assert.equal(await value('learning_rate'), String(await page.evaluate(() => window.lab.constructor.defaultDqnConfig().learning_rate)),
+      'the rest stays the paper\'s');
+    await page.fill('#hyper-fields [data-key="batch_size"]', '0');
+    await page.dispatchEvent('#hyper-fields [data-key="batch_size"]', 'change');
+    await page.waitForSelector('#hyper-error:not([hidden])');
+    assert.match(await text(page, '#hyper-error'), /batch_size/);
+    await page.click('#hyper-reset');
+    assert.equal(await page.isHidden('#hyper-error'), true);
+    assert.deepEqual([await value('local_text_embedding'), await value('batch_size')], [true, '128']);
+    assert.deepEqual(errors, []);
+  });
+});
+
 test('a training run saved to IndexedDB resumes after a reload, from its saved step', async () => {
   await withBrowser(async (context) => {
     const { page, errors } = await openApp(context, app.server.url + '#/train');
