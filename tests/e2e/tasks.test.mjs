@@ -5,7 +5,7 @@
 // These tests use only the built wasm module (dist/weblab.js) and its Lab object, on a bare page
 // of the app's origin: no part of the app's UI (www/), so they hold while the UI changes.
 // Run by scripts/test.sh after `trunk build`: node --test tests/e2e/
-import { test, before } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,11 +16,11 @@ const fixtures = join(here, '..', 'fixtures', 'miniwob-style');
 const BASE = '/miniwob-style/';
 const external = (name) => ({ source: 'external', base_url: BASE, name });
 
-const app = servedApp({ serveOptions: { mounts: { [BASE]: fixtures }, stall: '/__stall/' } });
 let page;
 const errors = [];
 
-before(async () => {
+const app = servedApp({ serveOptions: { mounts: { [BASE]: fixtures }, stall: '/__stall/' }, setup: openBareLab });
+async function openBareLab(app) {
   page = app.context.pages()[0] || await app.context.newPage();
   page.on('pageerror', (e) => errors.push(String(e)));
   // A bare page on the app's origin with one task iframe; the lab is the wasm module's Lab.
@@ -35,7 +35,7 @@ before(async () => {
     await wasm.default();
     window.lab = new wasm.Lab(document.getElementById('task'));
   });
-});
+}
 
 // Runs `lab.reset(task, seed)` in the page; resolves to {obs} or {error: message}.
 function reset(task, seed = 1) {
