@@ -111,7 +111,6 @@ impl Trainer {
 
     /// A trainer that continues from a saved state (running episodes start afresh).
     pub fn from_state(state: TrainerState) -> Self {
-        let next_task = if state.tasks.is_empty() { 0 } else { state.next_task % state.tasks.len() };
         Trainer {
             clock: || 0.0,
             running: state.tasks.iter().map(|_| None).collect(),
@@ -120,7 +119,8 @@ impl Trainer {
             episodes: state.episodes,
             seed: state.seed,
             elapsed_ms: state.elapsed_ms,
-            next_task,
+            // `run` takes it modulo the task count, so a saved value needs no check here.
+            next_task: state.next_task,
         }
     }
 
