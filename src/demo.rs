@@ -7,6 +7,8 @@ use serde::{Deserialize, Serialize};
 use crate::env::{Action, EnvError, Environment, Observation, TaskSpec};
 
 pub const DEMO_FORMAT: u32 = 1;
+/// Largest demonstration file read (a long episode with full observations is well under this).
+pub const MAX_DEMO_BYTES: usize = 20_000_000;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DemoStep {
@@ -36,9 +38,18 @@ fn yes() -> bool {
 
 impl Demonstration {
     pub fn from_json(text: &str) -> Result<Self, String> {
+        if text.len() > MAX_DEMO_BYTES {
+            return Err(format!("the file is {} MB; a demonstration is at most {} MB", text.len() / 1_000_000, MAX_DEMO_BYTES / 1_000_000));
+        }
         let d: Demonstration = serde_json::from_str(text).map_err(|e| format!("not a demonstration file: {e}"))?;
         if d.format != DEMO_FORMAT {
             return Err(format!("demonstration format {} (this lab reads {DEMO_FORMAT})", d.format));
+        }
+        match &d.task {
+            // A whole page would run its scripts in the lab's origin: files name tasks, never carry pages.
+            TaskSpec::Inline { .. } => return Err("the demonstration carries a whole page, which files may not".into()),
+            TaskSpec::Generated { .. } => d.task.check_generated_name().map_err(|e| e.to_string())?,
+            _ => {}
         }
         Ok(d)
     }
@@ -98,7 +109,8 @@ mod tests {
     #[test]
     fn a_recorded_episode_replays_to_the_same_reward() {
         let mut env = SimEnv::new(None);
-        let spec = SimEnv::spec("sim-type");
+        // Files name their task (the simulator goes by name alone).
+        let spec = TaskSpec::Builtin { name: "sim-type".into() };
         // Record: what a person would do, with the observation before each action.
         let o0 = block_on(env.reset(&spec, 4)).unwrap();
         let target = o0.instruction.field("target").unwrap().to_string();
@@ -142,5 +154,12 @@ mod tests {
         assert!(Demonstration::from_json(&v.to_string()).unwrap_err().contains("format 7"));
         v["format"] = 1.into();
         assert!(Demonstration::from_json(&v.to_string()).is_ok());
+        // A page in the file would run as script in the lab's origin.
+        v["task"] = serde_json::json!({"source": "inline", "name": "x", "html": "<script>alert(1)</script>"});
+        assert!(Demonstration::from_json(&v.to_string()).unwrap_err().contains("whole page"));
+        v["task"] = serde_json::json!({"source": "generated", "name": "x", "design": {"action": [99], "action_page": [0]}});
+        assert!(Demonstration::from_json(&v.to_string()).unwrap_err().contains("99 is not a primitive index"));
+        let huge = format!("{{\"pad\": \"{}\"}}", "x".repeat(MAX_DEMO_BYTES));
+        assert!(Demonstration::from_json(&huge).unwrap_err().contains("at most 20 MB"));
     }
 }

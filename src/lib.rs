@@ -7,6 +7,7 @@
 pub mod demo;
 pub mod dom_q_net;
 pub mod env;
+pub mod gminiwob;
 pub mod policy;
 pub mod rng;
 pub mod runner;

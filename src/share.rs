@@ -22,7 +22,7 @@ pub const MAX_SEEDS: usize = 1_000;
 #[serde(deny_unknown_fields)]
 pub struct ShareState {
     pub v: u32,
-    /// Which view the link opens (`watch`, `train`, `play`).
+    /// Which view the link opens (`watch`, `train`, `play`, `design`).
     #[serde(default = "default_view")]
     pub view: String,
     pub task: TaskSpec,
@@ -116,7 +116,7 @@ impl ShareState {
         if self.v != SHARE_VERSION {
             return Err(ShareError(format!("it was made by a lab with link format {}, this lab reads {SHARE_VERSION}", self.v)));
         }
-        if !matches!(self.view.as_str(), "watch" | "train" | "play") {
+        if !matches!(self.view.as_str(), "watch" | "train" | "play" | "design") {
             return Err(ShareError(format!("it asks for an unknown view \"{}\"", self.view)));
         }
         match &self.task {
@@ -127,6 +127,8 @@ impl ShareState {
                 TaskSpec::external(base_url, name).map_err(|e| ShareError(e.to_string()))?;
             }
             TaskSpec::Inline { .. } => return Err(ShareError("it carries a whole page, which links may not".into())),
+            // The design was validated as the link was read (it is data, never HTML).
+            TaskSpec::Generated { .. } => self.task.check_generated_name().map_err(|e| ShareError(e.to_string()))?,
         }
         if let Some(cfg) = &self.config {
             cfg.validate().map_err(|e| ShareError(format!("its agent settings are invalid: {e}")))?;
@@ -137,7 +139,7 @@ impl ShareState {
                     return Err(ShareError(format!("its episode has {} actions (at most {MAX_ACTIONS})", actions.len())));
                 }
                 for a in actions {
-                    if let Action::Type(_, t) | Action::Select(_, t) = a {
+                    if let Some(t) = a.text() {
                         if t.chars().count() > MAX_TEXT {
                             return Err(ShareError("it types an overly long text".into()));
                         }
@@ -187,6 +189,26 @@ mod tests {
             ..episode()
         };
         assert_eq!(ShareState::decode(&ckpt.encode(), &["click-test".into()]).unwrap(), ckpt);
+    }
+
+    #[test]
+    fn generated_sites_travel_as_designs() {
+        let design = crate::gminiwob::test_sites::test_site("shopping", 3).unwrap();
+        let s = ShareState {
+            view: "design".into(),
+            task: TaskSpec::generated("shopping-3", design).unwrap(),
+            config: None,
+            replay: None,
+            ..episode()
+        };
+        assert_eq!(ShareState::decode(&s.encode(), &[]).unwrap(), s);
+        // A tampered design is refused with the design's own message.
+        let json = serde_json::to_string(&s).unwrap().replace("\"action\":[29,", "\"action\":[99,");
+        let err = ShareState::decode(&format!("s={}", b64_encode(json.as_bytes())), &[]).unwrap_err().to_string();
+        assert!(err.contains("99 is not a primitive index"), "{err}");
+        let named = serde_json::to_string(&s).unwrap().replace("shopping-3", "<b>x</b>");
+        let err = ShareState::decode(&format!("s={}", b64_encode(named.as_bytes())), &[]).unwrap_err().to_string();
+        assert!(err.contains("generated site's name"), "{err}");
     }
 
     #[test]

@@ -86,6 +86,7 @@ impl SimEnv {
                 focused: self.focused == Some(i) || (self.focused.is_none() && i == 0),
                 tampered: n.tampered,
                 options: vec![],
+                ..DomNode::default()
             })
             .collect();
         Observation { instruction: self.instruction.clone(), dom: DomGraph { nodes, truncated: 0 }, page: 0 }
@@ -100,6 +101,7 @@ impl SimEnv {
             raw_reward: raw,
             done: raw != 0.0,
             reason: reason.map(str::to_string),
+            ..Step::default()
         }
     }
 }
@@ -179,8 +181,8 @@ impl Environment for SimEnv {
                     v.push_str(text);
                 }
             }
-            Action::Select(..) => {
-                return Err(EnvError::BadTarget { action: format!("select in #{r}"), detail: "no <select> here".into() });
+            Action::Select(..) | Action::SetValue(..) => {
+                return Err(EnvError::BadTarget { action: format!("select or set in #{r}"), detail: "no <select> or form field here".into() });
             }
         }
         Ok(self.outcome(0.0, None))

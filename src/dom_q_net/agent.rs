@@ -214,12 +214,14 @@ impl DomQNetAgent {
         Ok(Decision { action, env_action, q })
     }
 
-    /// Reports the outcome of `actor`'s last exploring action. The reward is the page's raw
-    /// reward with failure (−1) mapped to 0, as the paper trains with 0/1 rewards.
-    pub fn observe(&mut self, actor: usize, raw_reward: f64, next: &Encoded, done: bool) {
+    /// Reports the outcome of `actor`'s last exploring action, with the step's learning reward
+    /// ([`crate::env::Step::learning_reward`]). With `clamp_negative_rewards` (the paper's 0/1
+    /// rewards) negative rewards count as 0.
+    pub fn observe(&mut self, actor: usize, reward: f64, next: &Encoded, done: bool) {
+        let clamp = self.cfg.clamp_negative_rewards;
         let Some(a) = self.actors.get_mut(actor) else { return };
         let Some((state, action)) = a.pending.take() else { return };
-        let reward = raw_reward.max(0.0) as f32;
+        let reward = if clamp { reward.max(0.0) } else { reward } as f32;
         let next = Arc::new(next.features.clone());
         for t in a.nstep.push(state, action, reward, &next, done) {
             self.replay.push(t);

@@ -79,6 +79,10 @@ pub struct DqnConfig {
     /// The reference code adds the reward once per head (`Σ_i (R + γ^n Q_i)`); the paper's eq. 9
     /// adds it once (the default).
     pub reward_per_head: bool,
+    /// Learn from the page's raw reward with failure (−1) mapped to 0, as the paper trains with
+    /// 0/1 rewards. False: learn from the environment's reward as it comes (the shaped reward on
+    /// tasks that have one, e.g. generated sites), negative values included.
+    pub clamp_negative_rewards: bool,
     /// Typing into an element that takes no text (a button, a link, a checkbox) clicks it: the
     /// reference code's type action is `elementClick` then keystrokes, so that is what such an
     /// action does there. false: the page only gets focus and the step is wasted.
@@ -134,6 +138,7 @@ impl Default for DqnConfig {
             huber_delta: 1.0,
             grad_clip: Some(2.5),
             reward_per_head: false,
+            clamp_negative_rewards: true,
             type_clicks_untypable: true,
             max_episode_steps: 22,
             replay_capacity: 15_000,

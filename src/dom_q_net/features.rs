@@ -150,6 +150,7 @@ mod tests {
             focused: false,
             tampered: false,
             options: vec![],
+            ..DomNode::default()
         }
     }
 

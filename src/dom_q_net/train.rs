@@ -211,7 +211,7 @@ impl Trainer {
                         Ok(step) => step,
                         // An action that does not fit its target (e.g. a bad option) changes nothing.
                         Err(EnvError::BadTarget { .. }) => {
-                            Step { observation: Default::default(), reward: 0.0, raw_reward: 0.0, done: false, reason: None }
+                            Step::default()
                         }
                         Err(e) => {
                             agent.abandon_episode(k);
@@ -222,7 +222,7 @@ impl Trainer {
                         if step.observation.dom.nodes.is_empty() { run.state.clone() } else { agent.encode(&step.observation) };
                     let steps = run.steps + 1;
                     let cut = !step.done && steps >= max_steps;
-                    agent.observe(k, step.raw_reward, &next, step.done || cut);
+                    agent.observe(k, step.learning_reward(), &next, step.done || cut);
                     progress[k].frames += 1;
                     let env_ms = clock() - t1;
                     let mut control = on_event(TrainEvent::Step { task: k, decision: &decision, step: &step, act_ms, env_ms });

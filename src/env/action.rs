@@ -19,12 +19,19 @@ pub enum Action {
     Type(NodeRef, String),
     /// Choose the option of a `<select>` whose text (or value) matches, then fire `change`.
     Select(NodeRef, String),
+    /// Make the element hold a value, as gMiniWoB's `visitGroup` does: a text field's value is
+    /// replaced (`input` and `change` fire), a `<select>` chooses the matching option, a radio
+    /// group (or one of its radios) checks the radio whose value or label matches, a checkbox is
+    /// ticked when the value is `true` and left unticked otherwise; anything else is clicked. An
+    /// unmatched radio value or option changes nothing (not an error: agents pair fields and
+    /// elements freely).
+    SetValue(NodeRef, String),
 }
 
 impl Action {
     pub fn target(&self) -> NodeRef {
         match self {
-            Action::Click(r) | Action::Type(r, _) | Action::Select(r, _) => *r,
+            Action::Click(r) | Action::Type(r, _) | Action::Select(r, _) | Action::SetValue(r, _) => *r,
         }
     }
 
@@ -39,6 +46,15 @@ impl Action {
             Action::Click(r) => format!("click {}", what(*r)),
             Action::Type(r, t) => format!("type \"{}\" into {}", clip(t, 24), what(*r)),
             Action::Select(r, o) => format!("select \"{}\" in {}", clip(o, 24), what(*r)),
+            Action::SetValue(r, v) => format!("set {} to \"{}\"", what(*r), clip(v, 24)),
+        }
+    }
+
+    /// The text the action carries (typed, chosen or set), if any.
+    pub fn text(&self) -> Option<&str> {
+        match self {
+            Action::Click(_) => None,
+            Action::Type(_, t) | Action::Select(_, t) | Action::SetValue(_, t) => Some(t),
         }
     }
 }
@@ -61,9 +77,10 @@ mod tests {
             Action::Click(5),
             Action::Type(7, "Cheree".into()),
             Action::Select(9, "Option B".into()),
+            Action::SetValue(4, "CA".into()),
         ];
         let json = serde_json::to_string(&acts).unwrap();
-        assert_eq!(json, r#"[{"click":5},{"type":[7,"Cheree"]},{"select":[9,"Option B"]}]"#);
+        assert_eq!(json, r#"[{"click":5},{"type":[7,"Cheree"]},{"select":[9,"Option B"]},{"set_value":[4,"CA"]}]"#);
         let back: Vec<Action> = serde_json::from_str(&json).unwrap();
         assert_eq!(back, acts);
     }

@@ -23,11 +23,35 @@ impl Instruction {
     pub fn new(utterance: &str, mut fields: Vec<Field>) -> Self {
         fields.sort_by(|a, b| a.key.cmp(&b.key));
         let utterance = utterance.split_whitespace().collect::<Vec<_>>().join(" ");
-        Instruction { tokens: goal_tokens(&utterance), utterance, fields }
+        let tokens = match json_values(&utterance) {
+            // A profile given as JSON (gMiniWoB's utterance): the goal tokens are its values',
+            // not its braces, quotes and keys.
+            Some(values) => values.iter().flat_map(|v| goal_tokens(v)).collect(),
+            None => goal_tokens(&utterance),
+        };
+        Instruction { tokens, utterance, fields }
     }
     pub fn field(&self, key: &str) -> Option<&str> {
         self.fields.iter().find(|f| f.key == key).map(|f| f.value.as_str())
     }
+}
+
+/// The values of an utterance that is a JSON object (in key order), or `None` for ordinary text.
+fn json_values(utterance: &str) -> Option<Vec<String>> {
+    if !utterance.starts_with('{') {
+        return None;
+    }
+    let map: serde_json::Map<String, serde_json::Value> = serde_json::from_str(utterance).ok()?;
+    Some(
+        map.values()
+            .filter_map(|v| match v {
+                serde_json::Value::String(s) => Some(s.clone()),
+                serde_json::Value::Number(n) => Some(n.to_string()),
+                serde_json::Value::Bool(b) => Some(b.to_string()),
+                _ => None,
+            })
+            .collect(),
+    )
 }
 
 /// Splits an utterance into goal tokens the way DOM-Q-Net does: the separators `. , " /` and
@@ -56,6 +80,16 @@ mod tests {
     fn tokens_keep_inner_apostrophes_and_case() {
         assert_eq!(goal_tokens("Type 'O'Brien' now!"), ["Type", "O'Brien", "now"]);
         assert_eq!(goal_tokens("10/02/2020"), ["10", "02", "2020"]);
+    }
+
+    #[test]
+    fn a_json_profile_gives_its_values_as_tokens() {
+        let ins = Instruction::new(r#"{"username": "ann.lee", "city": "Palo Alto", "n": 3}"#, vec![]);
+        // In key order, as the fields are.
+        assert_eq!(ins.tokens, ["Palo", "Alto", "3", "ann", "lee"]);
+        assert!(!ins.tokens.iter().any(|t| t.contains('{') || t == "username"));
+        // Text that merely starts with a brace is still text.
+        assert_eq!(Instruction::new("{not json} now", vec![]).tokens, ["{not", "json}", "now"]);
     }
 
     #[test]

@@ -24,7 +24,7 @@ pub use observation::{DomGraph, DomNode, NodeRef, NodeValue, Observation, Rect, 
 pub use task::{Difficulty, TaskInfo, TaskSpec, builtin_task, builtin_tasks};
 
 /// The result of one action.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Step {
     pub observation: Observation,
     /// The page's reward (`WOB_REWARD_GLOBAL`), decayed with episode time on success.
@@ -34,6 +34,21 @@ pub struct Step {
     pub done: bool,
     /// Why the episode ended, when the page (or the lab) gave a reason.
     pub reason: Option<String>,
+    /// The task's shaped reward, for tasks that define one (generated sites: the papers'
+    /// potential-based reward, see `gminiwob::reward`); passed through unclamped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shaped_reward: Option<f64>,
+    /// The task's potential Φ after this step, for tasks that define one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub potential: Option<f64>,
+}
+
+impl Step {
+    /// The reward a learner should use: the task's shaped reward where it has one, else the
+    /// page's raw reward.
+    pub fn learning_reward(&self) -> f64 {
+        self.shaped_reward.unwrap_or(self.raw_reward)
+    }
 }
 
 /// A task environment. Implementations keep the guarantees documented on [`Action`] and

@@ -31,7 +31,7 @@ pub struct DomGraph {
     pub truncated: u32,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct DomNode {
     #[serde(rename = "ref")]
     pub r#ref: NodeRef,
@@ -55,12 +55,27 @@ pub struct DomNode {
     /// For `SELECT`: the options' texts, in order. Empty otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub options: Vec<String>,
+    /// The `placeholder`, `name` and `aria-label` attributes (empty when absent): what labels a
+    /// field on generated sites, and what the gMiniWoB navigator reads.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub placeholder: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub aria_label: String,
+    /// Computed background and text colours (`rgb(...)`/`rgba(...)`), as MiniWoB's `getDOMInfo`
+    /// gives them; empty for text pseudo-nodes.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub bg_color: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub fg_color: String,
 }
 
 /// An element's value: text for text-like inputs, checked state for checkboxes and radios.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum NodeValue {
+    #[default]
     None,
     Checked(bool),
     Text(String),
@@ -196,6 +211,7 @@ mod tests {
             focused: false,
             tampered: false,
             options: Vec::new(),
+            ..DomNode::default()
         }
     }
 

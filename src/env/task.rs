@@ -6,6 +6,7 @@ use std::sync::OnceLock;
 use serde::{Deserialize, Serialize};
 
 use super::error::EnvError;
+use crate::gminiwob::{Design, RewardConfig, Values};
 
 /// Difficulty classes as DOM-Q-Net's appendix 6.4 defines them by training budget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -75,8 +76,31 @@ pub enum TaskSpec {
     Builtin { name: String },
     /// `<base_url>/<name>.html` on the app's origin, e.g. a MiniWoB++ `html/miniwob/` folder.
     External { base_url: String, name: String },
-    /// A page given as HTML, rendered through `srcdoc` (generated sites, tests).
+    /// A page given as HTML, rendered through `srcdoc` (tests, tools). Never accepted from links
+    /// or files: it would run its scripts in the lab's origin.
     Inline { name: String, html: String },
+    /// A gMiniWoB site generated from a design (data only: the lab renders it on its own
+    /// `tasks/gminiwob.html` page). `name` is a label for people (e.g. `shopping-3`).
+    Generated {
+        name: String,
+        design: Design,
+        /// Where the profile's values come from.
+        #[serde(default)]
+        values: Values,
+        /// The reward's constants (the papers' by default).
+        #[serde(default)]
+        reward: RewardConfig,
+    },
+}
+
+/// Longest label of a generated site.
+pub const MAX_SITE_NAME: usize = 60;
+
+/// The page every generated site is shown on: `tasks/gminiwob.html` with the core inlined, so it
+/// needs no server and runs same-origin through `srcdoc`.
+pub fn generated_page() -> &'static str {
+    static PAGE: OnceLock<String> = OnceLock::new();
+    PAGE.get_or_init(|| inline_core(embedded("gminiwob.html").expect("tasks/gminiwob.html")))
 }
 
 impl TaskSpec {
@@ -104,9 +128,48 @@ impl TaskSpec {
         Ok(TaskSpec::Inline { name: name.to_string(), html: inline_core(html) })
     }
 
+    /// A generated site from `design`, with the default values and reward.
+    pub fn generated(name: &str, design: Design) -> Result<Self, EnvError> {
+        let spec = TaskSpec::Generated {
+            name: name.to_string(),
+            design,
+            values: Values::default(),
+            reward: RewardConfig::default(),
+        };
+        spec.check_generated_name()?;
+        Ok(spec)
+    }
+
+    /// For generated sites: the label must be short plain text (it is shown and logged).
+    pub fn check_generated_name(&self) -> Result<(), EnvError> {
+        if let TaskSpec::Generated { name, .. } = self {
+            let plain = !name.trim().is_empty()
+                && name.chars().count() <= MAX_SITE_NAME
+                && name.chars().all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | ' ' | '×'));
+            if !plain {
+                let shown: String = name.chars().take(MAX_SITE_NAME).collect();
+                return Err(EnvError::UnknownTask(format!(
+                    "{shown} (a generated site's name is 1 to {MAX_SITE_NAME} letters, digits, spaces, '-', '_' or '.')"
+                )));
+            }
+        }
+        Ok(())
+    }
+
     pub fn name(&self) -> &str {
         match self {
-            TaskSpec::Builtin { name } | TaskSpec::External { name, .. } | TaskSpec::Inline { name, .. } => name,
+            TaskSpec::Builtin { name }
+            | TaskSpec::External { name, .. }
+            | TaskSpec::Inline { name, .. }
+            | TaskSpec::Generated { name, .. } => name,
+        }
+    }
+
+    /// The design of a generated site.
+    pub fn design(&self) -> Option<&Design> {
+        match self {
+            TaskSpec::Generated { design, .. } => Some(design),
+            _ => None,
         }
     }
 
@@ -118,7 +181,7 @@ impl TaskSpec {
                 let sep = if base_url.is_empty() || base_url.ends_with('/') { "" } else { "/" };
                 Some(format!("{base_url}{sep}{name}.html"))
             }
-            TaskSpec::Inline { .. } => None,
+            TaskSpec::Inline { .. } | TaskSpec::Generated { .. } => None,
         }
     }
 
@@ -126,7 +189,7 @@ impl TaskSpec {
         match self {
             TaskSpec::Builtin { name } => builtin_task(name),
             TaskSpec::Inline { name, .. } => builtin_task(name),
-            TaskSpec::External { .. } => None,
+            TaskSpec::External { .. } | TaskSpec::Generated { .. } => None,
         }
     }
 }
@@ -167,6 +230,23 @@ mod tests {
         assert!(TaskSpec::external("/m/", "../secret").is_err());
         assert!(TaskSpec::external("/m/", "a/b").is_err());
         assert_eq!(TaskSpec::external("/m/", "flight.Alaska").unwrap().page_url().unwrap(), "/m/flight.Alaska.html");
+    }
+
+    #[test]
+    fn generated_specs_carry_a_checked_design() {
+        let json = r#"{"source":"generated","name":"login-0","design":{"number_of_pages":1,"action":[39,34,38],"action_page":[0,0,0]}}"#;
+        let spec: TaskSpec = serde_json::from_str(json).unwrap();
+        assert_eq!(spec.name(), "login-0");
+        assert_eq!(spec.design().unwrap().placed().len(), 3);
+        assert!(spec.page_url().is_none() && spec.info().is_none());
+        let TaskSpec::Generated { values, reward, .. } = &spec else { panic!() };
+        assert_eq!((*values, *reward), (Values::default(), RewardConfig::default()));
+        // A design that does not validate, or HTML where a design belongs, does not load.
+        assert!(serde_json::from_str::<TaskSpec>(&json.replace("39,", "99,")).is_err());
+        assert!(serde_json::from_str::<TaskSpec>(r#"{"source":"generated","name":"x","design":"<script>"}"#).is_err());
+        assert!(TaskSpec::generated("<img onerror>", Design::from_entries(None, &[]).unwrap()).is_err());
+        assert!(TaskSpec::generated(&"x".repeat(61), Design::from_entries(None, &[]).unwrap()).is_err());
+        assert!(generated_page().contains("Math.seedrandom = function") && generated_page().contains("GMINIWOB_SITE"));
     }
 
     #[test]

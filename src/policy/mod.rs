@@ -1,5 +1,6 @@
 //! Policies that need no learning: the random baseline and the scripted oracles.
 
+pub mod gminiwob;
 pub mod oracle;
 
 use crate::env::{Action, Observation};

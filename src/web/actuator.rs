@@ -23,7 +23,142 @@ pub fn perform(action: &Action, reader: &DomReader, win: &Window, doc: &Document
         Action::Click(_) => click(&element_of(node), win, doc),
         Action::Type(_, text) => type_text(target_element(node, "type into", action)?, text, doc),
         Action::Select(_, option) => select(target_element(node, "select in", action)?, option, action),
+        Action::SetValue(_, value) => set_field(&element_of(node), value, win, doc),
     }
+}
+
+/// `SetValue`: make the element hold `value` the way gMiniWoB's `visitGroup` does (see
+/// [`Action::SetValue`]). Every branch ends with real events the page sees (`input`/`change`, or
+/// a click), so pages that track what was touched (the `visited` mark) see it.
+fn set_field(el: &Element, value: &str, win: &Window, doc: &Document) -> Result<(), EnvError> {
+    let tag = el.tag_name().to_ascii_uppercase();
+    if let Some(input) = as_html_tag::<HtmlInputElement>(el, "INPUT") {
+        return match input.type_().as_str() {
+            "checkbox" => {
+                if input.checked() != truthy(value) {
+                    click(el, win, doc)
+                } else {
+                    // Already as wanted: touch it without changing it.
+                    let _ = input.focus();
+                    fire(el, "change")
+                }
+            }
+            "radio" => choose_radio(&radio_group(input, doc), value, win, doc),
+            "button" | "submit" | "reset" | "image" | "file" | "color" | "range" => click(el, win, doc),
+            _ => replace_text(el, value, doc),
+        };
+    }
+    match tag.as_str() {
+        "TEXTAREA" => replace_text(el, value, doc),
+        "SELECT" => {
+            let sel: &HtmlSelectElement = el.unchecked_ref();
+            match option_index(sel, value) {
+                Some(i) => {
+                    let _ = sel.focus();
+                    sel.set_selected_index(i as i32);
+                    fire(el, "input")?;
+                    fire(el, "change")
+                }
+                None => Ok(()),
+            }
+        }
+        _ => {
+            // A radio group's container: choose among its radios; anything else is clicked.
+            let radios = descendants(el, "input[type=radio]");
+            if radios.is_empty() { click(el, win, doc) } else { choose_radio(&radios, value, win, doc) }
+        }
+    }
+}
+
+fn truthy(value: &str) -> bool {
+    matches!(value.trim().to_ascii_lowercase().as_str(), "true" | "yes" | "1" | "on" | "checked")
+}
+
+fn fire(el: &Element, kind: &str) -> Result<(), EnvError> {
+    let init = EventInit::new();
+    init.set_bubbles(true);
+    let ev = web_sys::Event::new_with_event_init_dict(kind, &init).map_err(browser)?;
+    el.dispatch_event(&ev).map(|_| ()).map_err(browser)
+}
+
+fn descendants(el: &Element, selector: &str) -> Vec<HtmlInputElement> {
+    let Ok(list) = el.query_selector_all(selector) else { return Vec::new() };
+    (0..list.length()).filter_map(|i| list.item(i)).map(|n| n.unchecked_into()).collect()
+}
+
+/// The radios of `input`'s group: same name, same form (or document when it has no form).
+fn radio_group(input: &HtmlInputElement, doc: &Document) -> Vec<HtmlInputElement> {
+    let name = input.name();
+    if name.is_empty() {
+        return vec![input.clone()];
+    }
+    let scope: Element = match input.form() {
+        Some(f) => f.into(),
+        None => match doc.document_element() {
+            Some(root) => root,
+            None => return vec![input.clone()],
+        },
+    };
+    descendants(&scope, "input[type=radio]").into_iter().filter(|r| r.name() == name).collect()
+}
+
+/// Clicks the radio whose value or label text is `value`; an unmatched value changes nothing.
+fn choose_radio(radios: &[HtmlInputElement], value: &str, win: &Window, doc: &Document) -> Result<(), EnvError> {
+    let wanted = collapse_ws(value);
+    let label_of = |r: &HtmlInputElement| -> String {
+        r.labels()
+            .and_then(|ls| ls.item(0))
+            .map(|l| collapse_ws(&l.text_content().unwrap_or_default()))
+            .unwrap_or_default()
+    };
+    match radios.iter().find(|r| r.value() == value || label_of(r) == wanted) {
+        Some(r) => click(r.unchecked_ref(), win, doc),
+        None => Ok(()),
+    }
+}
+
+fn collapse_ws(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Replaces a text field's value as a person does (select all, type over it), so `input` fires,
+/// then `change` as leaving the field would.
+fn replace_text(el: &Element, value: &str, doc: &Document) -> Result<(), EnvError> {
+    let h: &HtmlElement = as_html(el).ok_or_else(|| EnvError::BadTarget {
+        action: format!("set the value of {}", el.tag_name()),
+        detail: "it is not an HTML element".into(),
+    })?;
+    h.focus().map_err(browser)?;
+    if let Some(i) = as_html_tag::<HtmlInputElement>(el, "INPUT") {
+        i.select();
+    } else if let Some(t) = as_html_tag::<HtmlTextAreaElement>(el, "TEXTAREA") {
+        t.select();
+    }
+    let html_doc: &HtmlDocument = doc.unchecked_ref();
+    let command = if value.is_empty() { "delete" } else { "insertText" };
+    let _ = html_doc.exec_command_with_show_ui_and_value(command, false, value);
+    if current_value(el).as_deref() != Some(value) {
+        // Fields execCommand cannot edit: set the value and say so with an input event.
+        set_value(el, value);
+        let init = web_sys::InputEventInit::new();
+        init.set_bubbles(true);
+        init.set_input_type("insertReplacementText");
+        init.set_data(Some(value));
+        let ev = web_sys::InputEvent::new_with_event_init_dict("input", &init).map_err(browser)?;
+        el.dispatch_event(&ev).map_err(browser)?;
+    }
+    fire(el, "change")
+}
+
+/// The index of the option whose text (whitespace collapsed) or value is `option`.
+fn option_index(sel: &HtmlSelectElement, option: &str) -> Option<u32> {
+    let opts = sel.options();
+    let wanted = collapse_ws(option);
+    (0..opts.length()).find(|&i| {
+        opts.item(i).is_some_and(|o| {
+            collapse_ws(&o.text_content().unwrap_or_default()) == wanted || o.get_attribute("value").as_deref() == Some(option)
+        })
+    })
 }
 
 /// The element a click lands on: text pseudo-nodes are clicked through their parent.
@@ -209,16 +344,7 @@ fn select(el: &Element, option: &str, action: &Action) -> Result<(), EnvError> {
         action: format!("select \"{option}\" in #{}", action.target()),
         detail: format!("it is a {}, not a <select>", el.tag_name()),
     })?;
-    let opts = sel.options();
-    let wanted = option.split_whitespace().collect::<Vec<_>>().join(" ");
-    let index = (0..opts.length()).find(|&i| {
-        opts.item(i).is_some_and(|o| {
-            let text = o.text_content().unwrap_or_default();
-            text.split_whitespace().collect::<Vec<_>>().join(" ") == wanted
-                || o.get_attribute("value").as_deref() == Some(option)
-        })
-    });
-    let Some(index) = index else {
+    let Some(index) = option_index(sel, option) else {
         return Err(EnvError::BadTarget {
             action: format!("select \"{option}\" in #{}", action.target()),
             detail: "the list has no such option".into(),
@@ -226,11 +352,6 @@ fn select(el: &Element, option: &str, action: &Action) -> Result<(), EnvError> {
     };
     let _ = sel.focus();
     sel.set_selected_index(index as i32);
-    for kind in ["input", "change"] {
-        let init = EventInit::new();
-        init.set_bubbles(true);
-        let ev = web_sys::Event::new_with_event_init_dict(kind, &init).map_err(browser)?;
-        sel.dispatch_event(&ev).map_err(browser)?;
-    }
-    Ok(())
+    fire(el, "input")?;
+    fire(el, "change")
 }

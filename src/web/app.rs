@@ -20,6 +20,7 @@ use crate::dom_q_net::{DomQNetAgent, DqnConfig, QView};
 use crate::env::{Action, EnvConfig, EnvError, Environment, Observation, TaskSpec, builtin_tasks};
 use crate::share::ShareState;
 use crate::policy::oracle::{Script, scripted};
+use crate::policy::gminiwob::{SiteOracle, SiteRandom};
 use crate::policy::{Policy, RandomPolicy};
 use crate::runner::{RunStats, run_episode};
 
@@ -40,10 +41,20 @@ fn parse_task(task: JsValue) -> Result<TaskSpec, EnvError> {
         TaskSpec::Builtin { name } => TaskSpec::builtin(name),
         TaskSpec::External { base_url, name } => TaskSpec::external(base_url, name),
         TaskSpec::Inline { .. } => Ok(spec),
+        // The design was checked as it was read; the label is checked here.
+        TaskSpec::Generated { .. } => spec.check_generated_name().map(|_| spec),
     }
 }
 
 fn make_policy(kind: &str, task: &TaskSpec, seed: u32) -> Result<Box<dyn Policy>, EnvError> {
+    if let Some(design) = task.design() {
+        return match kind {
+            "random" => Ok(Box::new(SiteRandom::new(seed as u64))),
+            "oracle" => Ok(Box::new(SiteOracle::new(design.pages()))),
+            "wrong" => Ok(Box::new(SiteOracle::wrong(design.pages(), None))),
+            other => Err(EnvError::Browser(format!("unknown policy \"{other}\" for a generated site (random or oracle)"))),
+        };
+    }
     match kind {
         "random" => Ok(Box::new(RandomPolicy::new(seed as u64))),
         "oracle" => scripted(task.name(), Script::Oracle)
@@ -223,7 +234,29 @@ impl Lab {
         })
     }
 
-    /// Performs one action (`{"click": ref}`, `{"type": [ref, text]}`, `{"select": [ref, option]}`).
+    /// Each field of the generated site on page #0 and whether it is right, Φ, the page showing,
+    /// and the page's outcome so far; null when page #0 does not show a generated site.
+    #[wasm_bindgen(js_name = siteStatus)]
+    pub fn site_status(&self) -> Result<JsValue, JsValue> {
+        let env = self.envs.take(0).map_err(js_err)?;
+        let status = env.site_status();
+        let outcome = env.page_outcome();
+        self.envs.put(0, env);
+        let (Some(status), Some(o)) = (status, outcome) else { return Ok(JsValue::NULL) };
+        Ok(to_js(&serde_json::json!({
+            "potential": status.potential,
+            "page": status.page,
+            "pages": status.pages,
+            "fields": status.fields,
+            "done": o.done,
+            "reward": o.reward,
+            "raw_reward": o.raw_reward,
+            "reason": o.reason,
+        })))
+    }
+
+    /// Performs one action (`{"click": ref}`, `{"type": [ref, text]}`, `{"select": [ref, option]}`,
+    /// `{"set_value": [ref, value]}`).
     pub fn step(&self, action: JsValue) -> Promise {
         let slots = self.envs.clone();
         future_to_promise(async move {

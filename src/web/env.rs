@@ -5,12 +5,23 @@ use web_sys::HtmlIFrameElement;
 
 use super::actuator;
 use super::frame::TaskFrame;
+use super::gminiwob;
 use super::reader::DomReader;
 use super::util::sleep;
 use crate::env::{
     Action, EnvConfig, EnvError, Environment, EpisodeGuard, Field, Instruction, Observation, STEP_LIMIT_REASON, Step,
     TaskSpec,
 };
+use crate::gminiwob::reward::dom_changed;
+use crate::gminiwob::{Shaper, Site};
+
+/// The running episode's generated site, with what its reward needs between steps.
+struct Generated {
+    site: Site,
+    shaper: Shaper,
+    /// The last observation's graph and page, to tell whether an action changed anything.
+    last: Observation,
+}
 
 pub struct IframeEnv {
     frame: TaskFrame,
@@ -20,6 +31,7 @@ pub struct IframeEnv {
     task: Option<TaskSpec>,
     /// The instruction is fixed within an episode; read it once at reset.
     instruction: Instruction,
+    generated: Option<Generated>,
 }
 
 impl IframeEnv {
@@ -31,6 +43,7 @@ impl IframeEnv {
             cfg,
             task: None,
             instruction: Instruction::default(),
+            generated: None,
         }
     }
 
@@ -59,7 +72,19 @@ impl IframeEnv {
     pub fn observe(&mut self) -> Result<Observation, EnvError> {
         let page = self.frame.page.as_ref().ok_or(EnvError::NoEpisode)?;
         let dom = self.reader.read(&page.document, page.epoch, self.cfg.max_nodes);
-        Ok(Observation { instruction: self.instruction.clone(), dom, page: 0 })
+        Ok(Observation { instruction: self.instruction.clone(), dom, page: gminiwob::current_page(&page.window) })
+    }
+
+    /// The generated site of the running episode, if the task is one.
+    pub fn site(&self) -> Option<&Site> {
+        self.generated.as_ref().map(|g| &g.site)
+    }
+
+    /// Each field of the generated site and whether it is right, and Φ, as the page is now (e.g.
+    /// while a person plays it).
+    pub fn site_status(&self) -> Option<gminiwob::SiteStatus> {
+        let (g, page) = (self.generated.as_ref()?, self.frame.page.as_ref()?);
+        Some(gminiwob::site_status(&g.site, &page.window, &page.document))
     }
 
     /// The ref of `element` in this episode (assigned now if the reader has not seen it yet).
@@ -91,16 +116,34 @@ impl IframeEnv {
 impl Environment for IframeEnv {
     async fn reset(&mut self, task: &TaskSpec, seed: u32) -> Result<Observation, EnvError> {
         self.guard.finish();
+        self.generated = None;
+        // A generated site is rendered here, from its design and the seed, and handed to the page.
+        let generated = match task {
+            TaskSpec::Generated { design, values, reward, .. } => {
+                Some((crate::gminiwob::render(design, seed, *values), Shaper::new(*reward)))
+            }
+            _ => None,
+        };
         self.frame.ensure_loaded(task, &self.cfg).await?;
         let page = self.frame.page.as_mut().expect("loaded");
-        page.start_episode(task.name(), seed, &self.cfg).await?;
+        page.start_episode(task.name(), seed, &self.cfg, generated.as_ref().map(|(site, _)| site)).await?;
         let (utterance, fields) = page.instruction();
         self.instruction =
             Instruction::new(&utterance, fields.into_iter().map(|(key, value)| Field { key, value }).collect());
         self.task = Some(task.clone());
         self.reader.begin_episode();
+        // Generated sites carry their own step limit (the papers' 25 by default).
+        self.guard.set_max_steps(match &generated {
+            Some((_, shaper)) => Some(shaper.config().step_limit),
+            None => self.cfg.max_steps,
+        });
         self.guard.begin();
-        self.observe()
+        let obs = self.observe()?;
+        self.generated = generated.map(|(site, mut shaper)| {
+            shaper.begin();
+            Generated { site, shaper, last: obs.clone() }
+        });
+        Ok(obs)
     }
 
     async fn step(&mut self, action: &Action) -> Result<Step, EnvError> {
@@ -115,12 +158,15 @@ impl Environment for IframeEnv {
             // without sending the action.
             self.guard.finish();
             let observation = self.observe()?;
+            let shaped_reward = self.generated.as_ref().map(|_| before.raw_reward);
             return Ok(Step {
                 observation,
                 reward: before.reward,
                 raw_reward: before.raw_reward,
                 done: true,
                 reason: before.reason,
+                shaped_reward,
+                potential: None,
             });
         }
         page.hold_clock(false);
@@ -140,18 +186,29 @@ impl Environment for IframeEnv {
         }
         let mut outcome = page.outcome();
         if self.guard.record(outcome.done) {
-            page.end_episode(-1.0, STEP_LIMIT_REASON);
+            let capped = self.generated.as_ref().map_or(-1.0, |g| g.shaper.config().step_limit_reward);
+            page.end_episode(capped, STEP_LIMIT_REASON);
             outcome = page.outcome();
         } else if !outcome.done && self.cfg.hold_clock {
             page.hold_clock(true);
         }
         let observation = self.observe()?;
+        let (mut shaped_reward, mut potential) = (None, None);
+        if let (Some(g), Some(page)) = (self.generated.as_mut(), self.frame.page.as_ref()) {
+            let phi = gminiwob::site_potential(&g.site, &page.document);
+            let changed = dom_changed(&g.last.dom, &observation.dom, g.last.page, observation.page);
+            shaped_reward = Some(g.shaper.step(outcome.raw_reward, outcome.done, phi, changed));
+            potential = Some(phi);
+            g.last = observation.clone();
+        }
         Ok(Step {
             observation,
             reward: outcome.reward,
             raw_reward: outcome.raw_reward,
             done: outcome.done,
             reason: outcome.reason,
+            shaped_reward,
+            potential,
         })
     }
 }

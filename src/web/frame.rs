@@ -48,6 +48,8 @@ impl TaskFrame {
     pub async fn ensure_loaded(&mut self, spec: &TaskSpec, cfg: &EnvConfig) -> Result<&LoadedPage, EnvError> {
         let (key, url) = match spec {
             TaskSpec::Inline { name, html } => (format!("inline:{name}:{:016x}", digest(html)), format!("inline:{name}")),
+            // Every generated site shows on the same page, so designs change without a reload.
+            TaskSpec::Generated { .. } => ("generated".to_string(), "gminiwob (generated site)".to_string()),
             _ => {
                 let url = resolve_same_origin(&spec.page_url().unwrap_or_default())?;
                 (url.clone(), url)
@@ -74,7 +76,12 @@ impl TaskFrame {
     }
 
     async fn load(&mut self, spec: &TaskSpec, key: String, url: String, cfg: &EnvConfig) -> Result<(), EnvError> {
-        if let TaskSpec::Inline { html, .. } = spec {
+        let inline = match spec {
+            TaskSpec::Inline { html, .. } => Some(html.as_str()),
+            TaskSpec::Generated { .. } => Some(crate::env::task::generated_page()),
+            _ => None,
+        };
+        if let Some(html) = inline {
             self.iframe.set_srcdoc(html);
             self.iframe.remove_attribute("src").ok();
         } else {
@@ -143,12 +150,20 @@ impl LoadedPage {
         get(&self.window, "core")
     }
 
-    /// Starts a new episode with `seed` and waits until the page says it is ready.
-    pub async fn start_episode(&mut self, task: &str, seed: u32, cfg: &EnvConfig) -> Result<(), EnvError> {
+    /// Starts a new episode with `seed` and waits until the page says it is ready. `site` is the
+    /// generated site to show (on `tasks/gminiwob.html`).
+    pub async fn start_episode(
+        &mut self,
+        task: &str,
+        seed: u32,
+        cfg: &EnvConfig,
+        site: Option<&crate::gminiwob::Site>,
+    ) -> Result<(), EnvError> {
         let core = self.core();
         let threw = |e: JsValue| EnvError::PageThrew { task: task.to_string(), message: js_message(&e) };
         // End whatever runs (a no-op when nothing does), so no stale timer fires into the new one.
         call(&core, "endEpisode", &[JsValue::from(0), JsValue::FALSE, JsValue::from_str("reset")]).map_err(threw)?;
+        super::gminiwob::hand_site(&self.window, site).map_err(threw)?;
         call(&get(&self.window, "Math"), "seedrandom", &[JsValue::from(seed)]).map_err(threw)?;
         if is_function(&core, "setDataMode") {
             call(&core, "setDataMode", &[JsValue::from_str(&cfg.data_mode)]).map_err(threw)?;

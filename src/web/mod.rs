@@ -4,8 +4,10 @@
 
 pub mod actuator;
 pub mod app;
+pub mod design;
 pub mod env;
 pub mod frame;
+pub mod gminiwob;
 pub mod learner;
 pub mod reader;
 pub mod recorder;

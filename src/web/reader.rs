@@ -58,7 +58,8 @@ impl DomReader {
         let mut graph = DomGraph::default();
         let Some(body) = doc.body() else { return graph };
         let active: Option<JsValue> = doc.active_element().map(Into::into);
-        let mut walk = Walk { reader: self, graph: &mut graph, doc, active, epoch, max_nodes };
+        let win = doc.default_view();
+        let mut walk = Walk { reader: self, graph: &mut graph, doc, win, active, epoch, max_nodes };
         walk.element(body.unchecked_ref(), None, true);
         graph
     }
@@ -68,6 +69,7 @@ struct Walk<'a> {
     reader: &'a mut DomReader,
     graph: &'a mut DomGraph,
     doc: &'a Document,
+    win: Option<web_sys::Window>,
     active: Option<JsValue>,
     epoch: u32,
     max_nodes: usize,
@@ -109,6 +111,15 @@ impl Walk<'_> {
             .unwrap_or_default();
         let focused = self.active.as_ref().is_some_and(|a| a == AsRef::<JsValue>::as_ref(el));
         let tampered = get(el, TAMPER_KEY).as_f64() == Some(self.epoch as f64);
+        let attr = |name: &str| el.get_attribute(name).map(|v| collapse(&v)).unwrap_or_default();
+        let (bg_color, fg_color) = self
+            .win
+            .as_ref()
+            .and_then(|w| w.get_computed_style(el).ok().flatten())
+            .map(|st| {
+                (st.get_property_value("background-color").unwrap_or_default(), st.get_property_value("color").unwrap_or_default())
+            })
+            .unwrap_or_default();
         let node = DomNode {
             r#ref: node_ref,
             parent,
@@ -122,6 +133,11 @@ impl Walk<'_> {
             focused,
             tampered,
             options,
+            placeholder: attr("placeholder"),
+            name: attr("name"),
+            aria_label: attr("aria-label"),
+            bg_color,
+            fg_color,
         };
         let Some(index) = self.push(node) else { return };
 
@@ -170,9 +186,7 @@ impl Walk<'_> {
             id: String::new(),
             classes: Vec::new(),
             rect: Rect { left: r.left() as f32, top: r.top() as f32, width: r.width() as f32, height: r.height() as f32 },
-            focused: false,
-            tampered: false,
-            options: Vec::new(),
+            ..DomNode::default()
         });
     }
 }

@@ -217,6 +217,7 @@ mod tests {
             focused: false,
             tampered: false,
             options: Vec::new(),
+            ..DomNode::default()
         }
     }
 

@@ -1,0 +1,28 @@
+//! gMiniWoB: websites generated from 40 design primitives (Gur et al., "Adversarial environment
+//! generation for learning to navigate the web" and "Environment generation for zero-shot
+//! compositional RL" / CoDE), as the lab's environment for navigators and adversaries.
+//!
+//! Pure core, one room a job:
+//! - [`primitive`]: the 40 primitives (active ones carry a profile field);
+//! - [`design`]: the design format (which primitive on which page), validated;
+//! - [`profile`]: the instruction's field values, drawn per seed from realistic pools (or the
+//!   reference's fixed values);
+//! - [`site`]: the seeded renderer, design + seed → the site's HTML and its fields;
+//! - [`reward`]: the papers' potential-based reward;
+//! - [`test_sites`]: the 5 test sites × 4 difficulty levels, and the random-design generator.
+//!
+//! The browser edge loads `tasks/gminiwob.html` (a task page on the lab's own core) and hands it
+//! the rendered site; see `crate::web::env`.
+
+pub mod design;
+pub mod primitive;
+pub mod profile;
+pub mod reward;
+pub mod site;
+pub mod test_sites;
+
+pub use design::{Design, DesignError, Placed};
+pub use primitive::{Kind, PRIMITIVES, Primitive};
+pub use profile::Values;
+pub use reward::{FieldState, RewardConfig, Shaper};
+pub use site::{FieldKind, Site, SiteField, render};
