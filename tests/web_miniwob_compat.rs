@@ -22,6 +22,9 @@ fn page(name: &str, html: &str) -> TaskSpec {
     }
 }
 
+/// order-form.html's own time limit (the fixture core's default).
+const ORDER_FORM_LIMIT_MS: f64 = 10_000.0;
+
 fn order_form() -> TaskSpec {
     page("order-form", include_str!("fixtures/miniwob-style/order-form.html"))
 }
@@ -52,6 +55,14 @@ async fn drives_a_miniwob_style_form_with_every_action_kind() {
     // Without core.holdClock, the lab gives the page an hour instead.
     assert_eq!(js_eval_in(env.iframe(), "core.EPISODE_MAX_TIME").as_f64(), Some(3_600_000.0));
     assert_eq!(env.reset(&order_form(), 12).await.unwrap(), obs, "same seed, same page");
+    // ... but only while the clock would be held: a person playing next gets the page's own limit.
+    let own = EnvConfig { hold_clock: false, ..EnvConfig::default() };
+    env.set_config(own.clone());
+    env.reset(&order_form(), 12).await.unwrap();
+    assert_eq!(js_eval_in(env.iframe(), "core.EPISODE_MAX_TIME").as_f64(), Some(ORDER_FORM_LIMIT_MS));
+    env.set_config(EnvConfig { hold_clock: true, ..own });
+    env.reset(&order_form(), 12).await.unwrap();
+    assert_eq!(js_eval_in(env.iframe(), "core.EPISODE_MAX_TIME").as_f64(), Some(3_600_000.0));
 
     let (size, drink, name) = order_of(&obs);
     let select = node(&obs, |n| n.id == "drink").r#ref;

@@ -20,6 +20,9 @@ pub struct LoadedPage {
     pub document: Document,
     /// Whether the page offers `core.holdClock` (the lab's own core does).
     pub can_hold_clock: bool,
+    /// The page's own `core.EPISODE_MAX_TIME` as it loaded, restored whenever the clock is not
+    /// held (pages without `holdClock` get an hour while it is).
+    own_max_time: JsValue,
     /// Counter bumped at every episode start; tamper marks carry it.
     pub epoch: u32,
     _tamper_listener: Closure<dyn FnMut(web_sys::Event)>,
@@ -132,12 +135,14 @@ impl TaskFrame {
         doc.add_event_listener_with_callback_and_bool("click", listener.as_ref().unchecked_ref(), true)
             .map_err(|e| EnvError::Browser(js_message(&e)))?;
         let can_hold_clock = is_function(&core, "holdClock");
+        let own_max_time = get(&core, "EPISODE_MAX_TIME");
         self.page = Some(LoadedPage {
             key,
             url,
             window: win,
             document: doc,
             can_hold_clock,
+            own_max_time,
             epoch: 0,
             _tamper_listener: listener,
         });
@@ -168,9 +173,14 @@ impl LoadedPage {
         if is_function(&core, "setDataMode") {
             call(&core, "setDataMode", &[JsValue::from_str(&cfg.data_mode)]).map_err(threw)?;
         }
-        if cfg.hold_clock && !self.can_hold_clock {
-            // A foreign page cannot pause its clock: give it an hour so think time cannot time it out.
-            set(&core, "EPISODE_MAX_TIME", &JsValue::from(3_600_000));
+        if !self.can_hold_clock {
+            if cfg.hold_clock {
+                // A foreign page cannot pause its clock: give it an hour so think time cannot time it out.
+                set(&core, "EPISODE_MAX_TIME", &JsValue::from(3_600_000));
+            } else if self.own_max_time.as_f64().is_some() {
+                // Not held (a person playing): the page's own limit.
+                set(&core, "EPISODE_MAX_TIME", &self.own_max_time);
+            }
         }
         self.epoch += 1;
         set(&self.document, "__weblabEpoch", &JsValue::from(self.epoch));
