@@ -5,9 +5,10 @@ import { initWatch } from './watch.js';
 import { initTrain } from './train.js';
 import { initPlay } from './play.js';
 import { initGallery } from './gallery.js';
+import { initDesign } from './design.js';
 
 const $ = (id) => document.getElementById(id);
-const VIEWS = ['watch', 'train', 'play', 'tasks'];
+const VIEWS = ['watch', 'train', 'play', 'tasks', 'design'];
 
 function bindings() {
   if (window.wasmBindings) return Promise.resolve(window.wasmBindings);
@@ -76,6 +77,8 @@ async function main() {
     },
     setTask(spec) {
       if (typeof spec === 'string') spec = { source: 'builtin', name: spec };
+      // A generated site is not in the picker: the Design view holds it.
+      if (spec.source === 'generated') return;
       if (spec.source === 'external') {
         $('source').value = 'external';
         $('base-url').value = spec.base_url;
@@ -94,11 +97,15 @@ async function main() {
     seed() { return (parseInt($('seed').value, 10) >>> 0); },
     setSeed(s) { $('seed').value = String(s >>> 0); },
 
+    // The page size a view asks for (the Design view's generated sites), instead of the task's.
+    frameSize: null,
+
     // Sizes the task iframe for the task (its area plus the reward panel beside it) and zooms
-    // it to a readable size that fits the stage.
-    fitFrame() {
-      const info = ctx.taskInfo();
-      const [w, h] = info && info.size ? info.size : [160, 210];
+    // it to a readable size that fits the stage. `size` ([w, h]) overrides the task's size; a
+    // page that large is never zoomed in.
+    fitFrame(size = ctx.frameSize) {
+      const info = size ? null : ctx.taskInfo();
+      const [w, h] = size || (info && info.size ? info.size : [160, 210]);
       const fw = w + 172, fh = Math.max(h, 210) + 6;
       const frame = $('task-frame');
       frame.style.width = fw + 'px';
@@ -107,7 +114,7 @@ async function main() {
       overlay.style.width = fw + 'px';
       overlay.style.height = fh + 'px';
       const avail = $('stage').clientWidth || fw;
-      const zoom = Math.max(0.5, Math.min(2, avail / (fw + 2)));
+      const zoom = Math.max(0.5, Math.min(size ? 1 : 2, avail / (fw + 2)));
       $('frame-wrap').style.transform = `scale(${zoom})`;
       $('frame-box').style.width = (fw + 2) * zoom + 'px';
       $('frame-box').style.height = (fh + 2) * zoom + 'px';
@@ -154,6 +161,7 @@ async function main() {
   ctx.views.train = initTrain(ctx);
   ctx.views.play = initPlay(ctx);
   ctx.views.tasks = initGallery(ctx);
+  ctx.views.design = initDesign(ctx);
 
   for (const a of document.querySelectorAll('nav a')) {
     a.addEventListener('click', (e) => { e.preventDefault(); showMessage('', 'info', { force: true }); ctx.go(a.dataset.view); });
