@@ -8,6 +8,8 @@ pub mod demo;
 pub mod dom_q_net;
 pub mod env;
 pub mod gminiwob;
+pub mod learn;
+pub mod navigator;
 pub mod policy;
 pub mod rng;
 pub mod runner;

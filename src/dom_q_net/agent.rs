@@ -16,7 +16,7 @@ use burn::prelude::*;
 use burn::tensor::IndexingUpdateOp;
 use serde::{Deserialize, Serialize};
 
-use super::adam::Adam;
+use crate::learn::adam::Adam;
 use super::batch::pack;
 use super::config::DqnConfig;
 use super::features::{Encoded, StateFeatures, encode};

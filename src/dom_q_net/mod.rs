@@ -9,7 +9,6 @@
 //! - `agent`: acting and the double-DQN update;
 //! - `train`: Algorithm 1 (round-robin multitask training) and greedy evaluation.
 
-pub mod adam;
 pub mod agent;
 pub mod batch;
 pub mod checkpoint;

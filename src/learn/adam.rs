@@ -2,7 +2,7 @@
 //!
 //! burn's `ModuleOptimizer` saves and restores its state with synchronous reads and on burn's
 //! default device; in the browser that is WebGPU, where a synchronous read aborts the instance. So
-//! the DOM-Q-Net learner keeps Adam's moments here, reads them back with `into_data_async` (any
+//! the learners (DOM-Q-Net, the navigator) keep Adam's moments here, reads them back with `into_data_async` (any
 //! backend), and restores them on the network's own device: a training run saved to IndexedDB
 //! resumes with the optimizer exactly where it was. The arithmetic is burn 0.22's `Adam` step for
 //! step (same operations, same order), so training with this is training with burn's Adam.
@@ -15,8 +15,6 @@ use std::collections::HashMap;
 use burn::module::{Module, ModuleMapper, ModuleVisitor, Param, ParamId};
 use burn::optim::GradientsParams;
 use burn::prelude::*;
-
-use super::model::DomQNetModel;
 
 const MAGIC: &[u8; 8] = b"WLADAM01";
 
@@ -49,12 +47,12 @@ impl Adam {
     }
 
     /// One Adam step on every parameter of `model` that has a gradient in `grads`.
-    pub fn step(&mut self, lr: f64, model: DomQNetModel, mut grads: GradientsParams) -> DomQNetModel {
+    pub fn step<M: Module>(&mut self, lr: f64, model: M, mut grads: GradientsParams) -> M {
         model.map(&mut Step { adam: self, lr, grads: &mut grads })
     }
 
     /// The moments, in `model`'s parameter order (see the module docs for the layout).
-    pub async fn save(&self, model: &DomQNetModel) -> Result<Vec<u8>, String> {
+    pub async fn save<M: Module>(&self, model: &M) -> Result<Vec<u8>, String> {
         let params = params_of(model);
         let mut out = Vec::new();
         out.extend_from_slice(MAGIC);
@@ -81,7 +79,7 @@ impl Adam {
 
     /// Restores moments saved by [`Self::save`] for a network of `model`'s shape, on its device.
     /// Nothing changes when the bytes are damaged or belong to another network.
-    pub fn load(&mut self, model: &DomQNetModel, bytes: &[u8]) -> Result<(), String> {
+    pub fn load<M: Module>(&mut self, model: &M, bytes: &[u8]) -> Result<(), String> {
         let damaged = |why: &str| format!("the saved optimizer state is damaged: {why}");
         if bytes.len() < 12 || &bytes[..8] != MAGIC {
             return Err(damaged("not an optimizer state"));
@@ -129,7 +127,7 @@ impl Adam {
 }
 
 /// Parameter ids and sizes in visiting order.
-fn params_of(model: &DomQNetModel) -> Vec<(ParamId, usize)> {
+fn params_of<M: Module>(model: &M) -> Vec<(ParamId, usize)> {
     struct Ids(Vec<(ParamId, usize)>);
     impl ModuleVisitor for Ids {
         fn visit_float<const D: usize>(&mut self, p: &Param<Tensor<D>>) {
