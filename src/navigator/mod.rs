@@ -1,0 +1,17 @@
+//! The gMiniWoB navigator: the agent both generation papers train to fill forms on websites it
+//! has never seen (after Gur et al. 2019, "Learning to navigate the web"; the reference's
+//! `DQNWebLSTM`), trained with A2C and entropy regularisation.
+//!
+//! - `config`: every hyperparameter, with its value and source;
+//! - `features`: from an observation to tokens, element features and open choices;
+//! - `model`: the network (burn);
+//! - `agent`: acting and the A2C update.
+
+pub mod agent;
+pub mod config;
+pub mod features;
+pub mod model;
+
+pub use agent::{Navigator, Transition, UpdateStats};
+pub use config::NavigatorConfig;
+pub use features::{EpisodeMemory, NavAction, NavState};

@@ -1,0 +1,329 @@
+//! The navigator network (after Gur et al. 2019 and the reference's `DQNWebLSTM`, §3.6):
+//! elements from the mean embeddings of their 5 attributes and 8 features, a forward LSTM over
+//! the elements in ref order, fields from their mean token embedding; a joint policy over
+//! (field, element) pairs from their dot products plus a per-element action type, masked to the
+//! open choices; the value from the element marginal used as attention over the elements.
+
+use burn::module::{Initializer, Param};
+use burn::nn::{Linear, LinearConfig};
+use burn::prelude::*;
+use burn::tensor::IndexingUpdateOp;
+use burn::tensor::activation::{log_softmax, relu, sigmoid, tanh};
+
+use super::config::NavigatorConfig;
+use super::features::{ATTRIBUTES, ELEMENT_FEATURES, NavAction, NavState};
+use crate::learn::vocab::PAD;
+
+/// Added to the logits of closed choices: their probability is exp(−1e9) = 0.
+pub const CLOSED: f32 = -1e9;
+
+/// A standard LSTM (Hochreiter & Schmidhuber; gates i, f, g, o) that projects every element's
+/// input in one product before stepping, so each step is one small product with the state.
+#[derive(Module, Debug)]
+pub struct ElementLstm {
+    w_x: Linear,
+    w_h: Linear,
+    hidden: usize,
+}
+
+impl ElementLstm {
+    fn new(d_in: usize, hidden: usize, device: &Device) -> Self {
+        let w_x = LinearConfig::new(d_in, 4 * hidden).init(device);
+        // Forget-gate bias 1 (Jozefowicz et al., 2015), so early steps keep their memory.
+        let mut bias = vec![0.0f32; 4 * hidden];
+        bias[hidden..2 * hidden].fill(1.0);
+        let w_x = Linear {
+            bias: Some(Param::from_tensor(Tensor::from_data(TensorData::new(bias, [4 * hidden]), device))),
+            ..w_x
+        };
+        let w_h = LinearConfig::new(hidden, 4 * hidden).with_bias(false).init(device);
+        ElementLstm { w_x, w_h, hidden }
+    }
+
+    /// [b, n, d_in] → [b, n, hidden].
+    fn forward(&self, x: Tensor<3>) -> Tensor<3> {
+        let [b, n, d_in] = x.dims();
+        let h_dim = self.hidden;
+        let xw = self.w_x.forward(x.reshape([b * n, d_in])).reshape([b, n, 4 * h_dim]);
+        let dev = xw.device();
+        let mut h = Tensor::<2>::zeros([b, h_dim], &dev);
+        let mut c = Tensor::<2>::zeros([b, h_dim], &dev);
+        let mut out = Vec::with_capacity(n);
+        for t in 0..n {
+            let gates = xw.clone().slice([0..b, t..t + 1, 0..4 * h_dim]).reshape([b, 4 * h_dim]) + self.w_h.forward(h);
+            let g = gates.chunk(4, 1);
+            let (i, f, cand, o) = (sigmoid(g[0].clone()), sigmoid(g[1].clone()), tanh(g[2].clone()), sigmoid(g[3].clone()));
+            c = f * c + i * cand;
+            h = o * tanh(c.clone());
+            out.push(h.clone());
+        }
+        Tensor::stack(out, 1)
+    }
+}
+
+#[derive(Module, Debug)]
+pub struct NavigatorModel {
+    /// One vocabulary for every attribute and the fields, as the reference.
+    embedding: Param<Tensor<2>>,
+    /// Concatenated attribute means (5 × embedding) → latent, ReLU.
+    element_mlp: Linear,
+    /// Field mean embedding → latent, ReLU.
+    field_mlp: Linear,
+    lstm: ElementLstm,
+    /// Element encoding → [set, click] scores.
+    action_type: Linear,
+    value_hidden: Linear,
+    value_out: Linear,
+    embedding_dim: usize,
+    latent_dim: usize,
+}
+
+/// A batch of states padded to the same number of elements and fields.
+#[derive(Clone, Debug)]
+pub struct Padded {
+    pub b: usize,
+    /// Elements and fields per state after padding (fields at least 1).
+    pub e: usize,
+    pub f: usize,
+    /// Non-pad token ids of element attributes and the (state, element, attribute) group of each.
+    el_tokens: Vec<i64>,
+    el_groups: Vec<i64>,
+    /// Tokens per (state, element, attribute) group, at least 1 (empty groups stay zero).
+    el_counts: Vec<f32>,
+    fd_tokens: Vec<i64>,
+    fd_groups: Vec<i64>,
+    fd_counts: Vec<f32>,
+    /// [b, e, ELEMENT_FEATURES].
+    features: Vec<f32>,
+    /// [b, f·e + e]: 0 for open choices, CLOSED for the rest.
+    mask: Vec<f32>,
+}
+
+impl Padded {
+    pub fn new(states: &[&NavState]) -> Padded {
+        let b = states.len();
+        let e = states.iter().map(|s| s.elements).max().unwrap_or(0).max(1);
+        let f = states.iter().map(|s| s.fields).max().unwrap_or(0).max(1);
+        let mut p = Padded {
+            b,
+            e,
+            f,
+            el_tokens: Vec::new(),
+            el_groups: Vec::new(),
+            el_counts: vec![1.0; b * e * ATTRIBUTES],
+            fd_tokens: Vec::new(),
+            fd_groups: Vec::new(),
+            fd_counts: vec![1.0; b * f],
+            features: vec![0.0; b * e * ELEMENT_FEATURES],
+            mask: vec![CLOSED; b * (f * e + e)],
+        };
+        for (si, s) in states.iter().enumerate() {
+            let t = s.max_tokens;
+            for el in 0..s.elements {
+                for a in 0..ATTRIBUTES {
+                    let group = (si * e + el) * ATTRIBUTES + a;
+                    let toks = &s.element_tokens[(el * ATTRIBUTES + a) * t..(el * ATTRIBUTES + a + 1) * t];
+                    let mut n = 0;
+                    for &tok in toks.iter().filter(|&&x| x != PAD) {
+                        p.el_tokens.push(tok as i64);
+                        p.el_groups.push(group as i64);
+                        n += 1;
+                    }
+                    p.el_counts[group] = n.max(1) as f32;
+                }
+                let at = (si * e + el) * ELEMENT_FEATURES;
+                p.features[at..at + ELEMENT_FEATURES]
+                    .copy_from_slice(&s.element_features[el * ELEMENT_FEATURES..(el + 1) * ELEMENT_FEATURES]);
+            }
+            for fi in 0..s.fields {
+                let group = si * f + fi;
+                let mut n = 0;
+                for &tok in s.field_tokens[fi * t..(fi + 1) * t].iter().filter(|&&x| x != PAD) {
+                    p.fd_tokens.push(tok as i64);
+                    p.fd_groups.push(group as i64);
+                    n += 1;
+                }
+                p.fd_counts[group] = n.max(1) as f32;
+            }
+            let row = si * (f * e + e);
+            for fi in 0..s.fields {
+                for el in 0..s.elements {
+                    if s.set_open[fi * s.elements + el] {
+                        p.mask[row + fi * e + el] = 0.0;
+                    }
+                }
+            }
+            for el in 0..s.elements {
+                if s.click_open[el] {
+                    p.mask[row + f * e + el] = 0.0;
+                }
+            }
+        }
+        p
+    }
+
+    /// Index of a choice in this batch's padded flat layout.
+    pub fn index(&self, a: NavAction) -> usize {
+        match a {
+            NavAction::Set { field, element } => field * self.e + element,
+            NavAction::Click { element } => self.f * self.e + element,
+        }
+    }
+
+    /// The choice at a padded flat index.
+    pub fn choice(&self, i: usize) -> NavAction {
+        if i < self.f * self.e {
+            NavAction::Set { field: i / self.e, element: i % self.e }
+        } else {
+            NavAction::Click { element: i - self.f * self.e }
+        }
+    }
+
+    pub fn width(&self) -> usize {
+        self.f * self.e + self.e
+    }
+}
+
+/// What the network gives for a batch.
+#[derive(Debug, Clone)]
+pub struct PolicyOut {
+    /// [b, f·e + e] log-probabilities (closed choices about −1e9).
+    pub log_probs: Tensor<2>,
+    /// [b].
+    pub value: Tensor<1>,
+}
+
+impl NavigatorModel {
+    pub fn new(cfg: &NavigatorConfig, device: &Device) -> Self {
+        let (d, l) = (cfg.embedding_dim, cfg.latent_dim);
+        let emb = Initializer::Normal { mean: 0.0, std: 1.0 / (d as f64).sqrt() };
+        NavigatorModel {
+            embedding: emb.init([cfg.vocab_cap, d], device),
+            element_mlp: LinearConfig::new(ATTRIBUTES * d, l).init(device),
+            field_mlp: LinearConfig::new(d, l).init(device),
+            lstm: ElementLstm::new(l + ELEMENT_FEATURES, l, device),
+            action_type: LinearConfig::new(l, 2).init(device),
+            value_hidden: LinearConfig::new(l, l).init(device),
+            value_out: LinearConfig::new(l, 1).init(device),
+            embedding_dim: d,
+            latent_dim: l,
+        }
+    }
+
+    pub fn device(&self) -> Device {
+        self.embedding.val().device()
+    }
+
+    /// Mean embedding of each group of tokens: [groups, embedding].
+    fn means(&self, tokens: &[i64], groups: &[i64], counts: &[f32], plain: &Device) -> Tensor<2> {
+        let dev = self.device();
+        let n = counts.len();
+        let d = self.embedding_dim;
+        let sum = if tokens.is_empty() {
+            Tensor::<2>::zeros([n, d], &dev)
+        } else {
+            let ints = |v: &[i64]| Tensor::<1, Int>::from_data(TensorData::new(v.to_vec(), [v.len()]), plain);
+            let rows = self.embedding.val().select(0, ints(tokens));
+            Tensor::<2>::zeros([n, d], &dev).select_assign(0, ints(groups), rows, IndexingUpdateOp::Add)
+        };
+        sum / Tensor::<2>::from_data(TensorData::new(counts.to_vec(), [n, 1]), plain)
+    }
+
+    pub fn forward(&self, p: &Padded) -> PolicyOut {
+        let plain = self.device().without_autodiff();
+        let (b, e, f, l) = (p.b, p.e, p.f, self.latent_dim);
+
+        let attrs = self.means(&p.el_tokens, &p.el_groups, &p.el_counts, &plain).reshape([b * e, ATTRIBUTES * self.embedding_dim]);
+        let feats = Tensor::<2>::from_data(TensorData::new(p.features.clone(), [b * e, ELEMENT_FEATURES]), &plain);
+        let x = Tensor::cat(vec![relu(self.element_mlp.forward(attrs)), feats], 1).reshape([b, e, l + ELEMENT_FEATURES]);
+        let dom = self.lstm.forward(x); // [b, e, l]
+
+        let fields = relu(self.field_mlp.forward(self.means(&p.fd_tokens, &p.fd_groups, &p.fd_counts, &plain))).reshape([b, f, l]);
+        let pair = fields.matmul(dom.clone().swap_dims(1, 2)); // [b, f, e]
+        let kind = self.action_type.forward(dom.clone()); // [b, e, 2]
+        let set_kind = kind.clone().slice([0..b, 0..e, 0..1]).reshape([b, 1, e]);
+        let click = kind.slice([0..b, 0..e, 1..2]).reshape([b, e]);
+        let set = (pair + set_kind).reshape([b, f * e]);
+        let mask = Tensor::<2>::from_data(TensorData::new(p.mask.clone(), [b, f * e + e]), &plain);
+        let log_probs = log_softmax(Tensor::cat(vec![set, click], 1) + mask, 1);
+
+        // The element marginal (not differentiated: the critic does not steer the policy) as
+        // attention over the element encodings.
+        let probs = log_probs.clone().detach().exp();
+        let on_el = probs.clone().slice([0..b, 0..f * e]).reshape([b, f, e]).sum_dim(1).reshape([b, e])
+            + probs.slice([0..b, f * e..f * e + e]);
+        let context = (on_el.reshape([b, e, 1]) * dom).sum_dim(1).reshape([b, l]);
+        let value = self.value_out.forward(relu(self.value_hidden.forward(context))).reshape([b]);
+        PolicyOut { log_probs, value }
+    }
+
+    /// Number of trained values.
+    pub fn parameter_count(&self) -> usize {
+        self.num_params()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::learn::vocab::Vocab;
+    use crate::navigator::features::{EpisodeMemory, encode, tests::observation};
+
+    #[test]
+    fn closed_choices_get_no_probability_and_open_ones_sum_to_one() {
+        let cfg = NavigatorConfig { vocab_cap: 50, ..NavigatorConfig::default() };
+        let dev = Device::flex();
+        let model = NavigatorModel::new(&cfg, &dev);
+        let mut vocab = Vocab::new(cfg.vocab_cap);
+        let mut mem = EpisodeMemory::default();
+        let s0 = encode(&observation(), &cfg, &mut vocab, true, &mut mem);
+        mem.acted(&s0, NavAction::Set { field: 1, element: 1 });
+        mem.acted(&s0, NavAction::Click { element: 0 });
+        let s1 = encode(&observation(), &cfg, &mut vocab, true, &mut mem);
+        let p = Padded::new(&[&s0, &s1]);
+        let out = model.forward(&p);
+        let lp: Vec<f32> = out.log_probs.into_data().try_to_vec().unwrap();
+        let w = p.width();
+        for (si, s) in [&s0, &s1].iter().enumerate() {
+            let row = &lp[si * w..(si + 1) * w];
+            let mut total = 0.0;
+            for i in 0..w {
+                let a = p.choice(i);
+                if s.is_open(a) {
+                    total += row[i].exp();
+                } else {
+                    assert!(row[i] < -1e8, "closed {a:?} has log-prob {}", row[i]);
+                }
+            }
+            assert!((total - 1.0).abs() < 1e-5, "{total}");
+        }
+        let v: Vec<f32> = out.value.into_data().try_to_vec().unwrap();
+        assert_eq!(v.len(), 2);
+        assert!(v.iter().all(|x| x.is_finite()));
+    }
+
+    #[test]
+    fn the_lstm_reads_elements_in_order_only_forward() {
+        // Padding after a state's elements cannot change its earlier outputs: a forward LSTM.
+        let cfg = NavigatorConfig { vocab_cap: 50, latent_dim: 8, embedding_dim: 6, ..NavigatorConfig::default() };
+        let dev = Device::flex();
+        let model = NavigatorModel::new(&cfg, &dev);
+        let x = Tensor::<3>::random([1, 5, 8 + ELEMENT_FEATURES], burn::tensor::Distribution::Normal(0.0, 1.0), &dev);
+        let short = model.lstm.forward(x.clone().slice([0..1, 0..3, 0..16]));
+        let long = model.lstm.forward(x).slice([0..1, 0..3, 0..8]);
+        let (a, b): (Vec<f32>, Vec<f32>) = (short.into_data().try_to_vec().unwrap(), long.into_data().try_to_vec().unwrap());
+        for (x, y) in a.iter().zip(&b) {
+            assert!((x - y).abs() < 1e-6);
+        }
+    }
+
+    #[test]
+    fn parameter_count_is_of_the_papers_order() {
+        // AEG App. A.12: 104,501 parameters. Ours with a 500-token vocabulary (the embedding
+        // table is most of it and grows with the cap).
+        let cfg = NavigatorConfig { vocab_cap: 500, ..NavigatorConfig::default() };
+        let model = NavigatorModel::new(&cfg, &Device::flex());
+        let n = model.parameter_count();
+        assert!((95_000..115_000).contains(&n), "{n}");
+    }
+}
