@@ -5,12 +5,14 @@
 //! - `config`: every hyperparameter, with its value and source;
 //! - `features`: from an observation to tokens, element features and open choices;
 //! - `model`: the network (burn);
-//! - `agent`: acting and the A2C update.
+//! - `agent`: acting and the A2C update;
+//! - `train`: the loop over generated sites (a generator from `crate::curriculum`) and judging.
 
 pub mod agent;
 pub mod config;
 pub mod features;
 pub mod model;
+pub mod train;
 
 pub use agent::{Navigator, Transition, UpdateStats};
 pub use config::NavigatorConfig;
