@@ -86,6 +86,11 @@ impl Navigator {
         })
     }
 
+    /// A navigator from its parts (a loaded checkpoint).
+    pub(crate) fn assemble(cfg: NavigatorConfig, vocab: Vocab, counters: Counters, model: NavigatorModel, optim: Adam, rng: Rng) -> Self {
+        Navigator { cfg, vocab, counters, model: Some(model), optim, rng }
+    }
+
     pub fn model(&self) -> &NavigatorModel {
         self.model.as_ref().expect("the model is only taken during an update")
     }

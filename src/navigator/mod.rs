@@ -6,9 +6,11 @@
 //! - `features`: from an observation to tokens, element features and open choices;
 //! - `model`: the network (burn);
 //! - `agent`: acting and the A2C update;
+//! - `checkpoint`: `.wln` files (the container shared with DOM-Q-Net's);
 //! - `train`: the loop over generated sites (a generator from `crate::curriculum`) and judging.
 
 pub mod agent;
+pub mod checkpoint;
 pub mod config;
 pub mod features;
 pub mod model;

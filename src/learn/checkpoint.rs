@@ -1,0 +1,195 @@
+//! The checkpoint container the agents share: a magic naming the agent kind, a format version, a
+//! JSON header (the agent's config, vocabulary, counters…), the weights as a burn record, and a
+//! checksum — so a wrong, damaged, newer or foreign file is refused with a clear message.
+//!
+//! Layout: magic (8 bytes) · u32 format version · u32 header length · header (JSON) · u64 record
+//! length · burn `ModuleRecord` bytes · u64 FNV-1a checksum of everything before it.
+
+use std::collections::VecDeque;
+use std::fmt;
+
+use burn::module::{Module, ModuleMapper, ModuleVisitor, Param, ParamId};
+use burn::prelude::*;
+use burn::store::ModuleRecord;
+use burn::tensor::{Bytes, FloatDType};
+
+/// How a checkpoint stores its weights.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Precision {
+    /// f32, exactly the trained weights: for continuing a run.
+    Full,
+    /// f16: half the size, for agents that are shipped to be watched.
+    Half,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum CheckpointError {
+    /// Not a checkpoint of this kind; the text names the kind expected.
+    NotACheckpoint(&'static str),
+    UnsupportedVersion { found: u32, oldest: u32, newest: u32 },
+    Corrupt(String),
+    Mismatch(String),
+}
+
+impl fmt::Display for CheckpointError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CheckpointError::NotACheckpoint(kind) => write!(f, "this file is not a weblab {kind} checkpoint"),
+            CheckpointError::UnsupportedVersion { found, oldest, newest } => {
+                write!(f, "this checkpoint has format version {found}; this lab reads versions {oldest} to {newest}")
+            }
+            CheckpointError::Corrupt(why) => write!(f, "the checkpoint is damaged: {why}"),
+            CheckpointError::Mismatch(why) => write!(f, "the checkpoint does not fit this agent: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for CheckpointError {}
+
+/// What identifies a kind of checkpoint.
+pub struct Kind {
+    pub magic: &'static [u8; 8],
+    /// In messages: "navigator", "DOM-Q-Net".
+    pub name: &'static str,
+    pub oldest: u32,
+    pub newest: u32,
+}
+
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// Writes the container.
+pub fn write(kind: &Kind, header: &[u8], record: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(32 + header.len() + record.len());
+    out.extend_from_slice(kind.magic);
+    out.extend_from_slice(&kind.newest.to_le_bytes());
+    out.extend_from_slice(&(header.len() as u32).to_le_bytes());
+    out.extend_from_slice(header);
+    out.extend_from_slice(&(record.len() as u64).to_le_bytes());
+    out.extend_from_slice(record);
+    let sum = fnv1a(&out);
+    out.extend_from_slice(&sum.to_le_bytes());
+    out
+}
+
+/// A container read back: its version, header bytes and record bytes.
+pub struct Parts<'a> {
+    pub version: u32,
+    pub header: &'a [u8],
+    pub record: &'a [u8],
+}
+
+/// Reads the container, checking magic, version, lengths and checksum.
+pub fn read<'a>(kind: &Kind, bytes: &'a [u8]) -> Result<Parts<'a>, CheckpointError> {
+    if bytes.len() < 8 || &bytes[..8] != kind.magic {
+        return Err(CheckpointError::NotACheckpoint(kind.name));
+    }
+    let corrupt = |why: &str| CheckpointError::Corrupt(why.to_string());
+    let u32_at = |at: usize| -> Result<u32, CheckpointError> {
+        bytes.get(at..at + 4).map(|b| u32::from_le_bytes(b.try_into().unwrap())).ok_or_else(|| corrupt("it ends too early"))
+    };
+    let version = u32_at(8)?;
+    if !(kind.oldest..=kind.newest).contains(&version) {
+        return Err(CheckpointError::UnsupportedVersion { found: version, oldest: kind.oldest, newest: kind.newest });
+    }
+    if bytes.len() < 8 + 4 + 4 + 8 + 8 {
+        return Err(corrupt("it ends too early"));
+    }
+    let (body, sum) = bytes.split_at(bytes.len() - 8);
+    if fnv1a(body) != u64::from_le_bytes(sum.try_into().unwrap()) {
+        return Err(corrupt("its checksum does not match (the file was changed or cut short)"));
+    }
+    let header_end = 16usize.checked_add(u32_at(12)? as usize).ok_or_else(|| corrupt("bad header length"))?;
+    let header = body.get(16..header_end).ok_or_else(|| corrupt("bad header length"))?;
+    let record_len = body
+        .get(header_end..header_end + 8)
+        .map(|b| u64::from_le_bytes(b.try_into().unwrap()))
+        .ok_or_else(|| corrupt("it ends too early"))?;
+    let record_end = usize::try_from(record_len).ok().and_then(|n| (header_end + 8).checked_add(n)).ok_or_else(|| corrupt("the weights are cut short"))?;
+    let record = body.get(header_end + 8..record_end).ok_or_else(|| corrupt("the weights are cut short"))?;
+    if record_end != body.len() {
+        return Err(corrupt("unexpected bytes after the weights"));
+    }
+    Ok(Parts { version, header, record })
+}
+
+struct Collect(Vec<(ParamId, Tensor<1>)>);
+impl ModuleVisitor for Collect {
+    fn visit_float<const D: usize>(&mut self, p: &Param<Tensor<D>>) {
+        self.0.push((p.id, p.val().without_autodiff().reshape([-1])));
+    }
+}
+
+/// Fills a fresh module with read-back weights under the trained module's parameter ids (the
+/// record keeps them): a restored network is the same network, parameter for parameter.
+struct Fill {
+    data: VecDeque<(ParamId, TensorData)>,
+    device: Device,
+}
+impl ModuleMapper for Fill {
+    fn map_float<const D: usize>(&mut self, p: Param<Tensor<D>>) -> Param<Tensor<D>> {
+        let shape = p.lazy_shape();
+        let (id, data) = self.data.pop_front().expect("one tensor per parameter");
+        Param::initialized(id, Tensor::<1>::from_data(data, &self.device).reshape(shape))
+    }
+}
+
+/// Casts every parameter to one float type (on the CPU: WebGPU may lack f16).
+struct CastTo(FloatDType);
+impl ModuleMapper for CastTo {
+    fn map_float<const D: usize>(&mut self, p: Param<Tensor<D>>) -> Param<Tensor<D>> {
+        let dtype = self.0;
+        p.map(move |t| t.cast(dtype))
+    }
+}
+
+/// The weights of `model` as a burn record, read with async reads so it works on WebGPU too.
+/// `fresh` builds an untrained network of the same shape on a device given to it (the CPU here).
+/// Non-finite weights are refused: a checkpoint never carries a poisoned network.
+pub async fn record_bytes<M: Module>(model: &M, fresh: impl Fn(&Device) -> M, precision: Precision) -> Result<Vec<u8>, String> {
+    let mut params = Collect(Vec::new());
+    model.visit(&mut params);
+    let mut data = VecDeque::new();
+    for (id, t) in params.0 {
+        let d = t.into_data_async().await.map_err(|e| format!("reading weights failed: {e:?}"))?;
+        let values = d.clone().try_to_vec::<f32>().map_err(|e| format!("unexpected weight data: {e:?}"))?;
+        if values.iter().any(|x| !x.is_finite()) {
+            return Err("the network has non-finite weights (NaN or infinity): not saved".into());
+        }
+        data.push_back((id, d));
+    }
+    let cpu = Device::flex();
+    let mut copy = fresh(&cpu).map(&mut Fill { data, device: cpu });
+    if precision == Precision::Half {
+        copy = copy.map(&mut CastTo(FloatDType::F16));
+    }
+    let bytes = copy.into_record().into_bytes().map_err(|e| e.to_string())?;
+    Ok(bytes.to_vec())
+}
+
+/// Loads a record written by [`record_bytes`] into `fresh(device)`. Half-precision records are
+/// widened on the CPU first (the networks compute in f32; WebGPU may have no f16). Weights that
+/// are not finite are refused.
+pub fn load_record<M: Module>(fresh: impl Fn(&Device) -> M, record: &[u8], half: bool, device: &Device) -> Result<M, CheckpointError> {
+    let corrupt = |e: String| CheckpointError::Corrupt(e);
+    let mut rec = ModuleRecord::from_bytes(Bytes::from_bytes_vec(record.to_vec())).map_err(|e| corrupt(e.to_string()))?;
+    let cpu = Device::flex();
+    let on_cpu = fresh(&cpu).try_load_record(rec).map_err(|e| corrupt(e.to_string()))?;
+    let on_cpu = if half { on_cpu.map(&mut CastTo(FloatDType::F32)) } else { on_cpu };
+    struct Finite(bool);
+    impl ModuleVisitor for Finite {
+        fn visit_float<const D: usize>(&mut self, p: &Param<Tensor<D>>) {
+            // A CPU tensor: the synchronous read is fine here.
+            let ok = p.val().is_finite().all().into_scalar::<bool>();
+            self.0 &= ok;
+        }
+    }
+    let mut finite = Finite(true);
+    on_cpu.visit(&mut finite);
+    if !finite.0 {
+        return Err(corrupt("its weights contain NaN or infinity".into()));
+    }
+    rec = on_cpu.into_record();
+    fresh(device).try_load_record(rec).map_err(|e| corrupt(e.to_string()))
+}
