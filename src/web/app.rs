@@ -26,12 +26,12 @@ use crate::runner::{RunStats, run_episode};
 
 use super::remote::to_js;
 
-fn js_err(e: impl std::fmt::Display) -> JsValue {
+pub(super) fn js_err(e: impl std::fmt::Display) -> JsValue {
     js_sys::Error::new(&e.to_string()).into()
 }
 
 /// Parses a task given from JS: a plain name (one of the lab's tasks) or a `TaskSpec` object.
-fn parse_task(task: JsValue) -> Result<TaskSpec, EnvError> {
+pub(super) fn parse_task(task: JsValue) -> Result<TaskSpec, EnvError> {
     if let Some(name) = task.as_string() {
         return TaskSpec::builtin(&name);
     }
@@ -67,10 +67,10 @@ fn make_policy(kind: &str, task: &TaskSpec, seed: u32) -> Result<Box<dyn Policy>
 /// One environment per task iframe. Each lives in a slot it is taken out of for the length of an
 /// async call, so two overlapping calls on one page get `Busy` instead of a panic.
 #[derive(Clone, Default)]
-struct Slots(Rc<RefCell<Vec<Option<IframeEnv>>>>);
+pub(super) struct Slots(Rc<RefCell<Vec<Option<IframeEnv>>>>);
 
 impl Slots {
-    fn take(&self, i: usize) -> Result<IframeEnv, EnvError> {
+    pub(super) fn take(&self, i: usize) -> Result<IframeEnv, EnvError> {
         let mut v = self.0.borrow_mut();
         let n = v.len();
         v.get_mut(i)
@@ -78,7 +78,7 @@ impl Slots {
             .take()
             .ok_or(EnvError::Busy)
     }
-    fn put(&self, i: usize, env: IframeEnv) {
+    pub(super) fn put(&self, i: usize, env: IframeEnv) {
         self.0.borrow_mut()[i] = Some(env);
     }
 }
@@ -138,11 +138,13 @@ struct WatchStep {
 
 #[wasm_bindgen]
 pub struct Lab {
-    envs: Slots,
+    pub(super) envs: Slots,
     cfg: RefCell<EnvConfig>,
     run: Rc<RefCell<AgentRun>>,
     watch: Rc<RefCell<Watch>>,
     recorder: Rc<RefCell<Option<Recorder>>>,
+    /// A loaded gMiniWoB navigator (CPU, inference only); see `super::navigator`.
+    pub(super) navigator: Rc<RefCell<Option<crate::navigator::Navigator>>>,
 }
 
 #[wasm_bindgen]
@@ -158,6 +160,7 @@ impl Lab {
             run: Rc::default(),
             watch: Rc::default(),
             recorder: Rc::default(),
+            navigator: Rc::default(),
         };
         lab.add_frame(iframe);
         lab
