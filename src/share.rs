@@ -237,7 +237,10 @@ mod tests {
         let agent = ShareState { replay: Some(Replay::Checkpoint { agent: "../../etc".into(), seeds: vec![1] }), ..episode() };
         assert!(err(&frag(&agent)).contains("does not ship"));
         let bad_cfg = ShareState { config: Some(DqnConfig { batch_size: 0, ..DqnConfig::default() }), ..episode() };
-        assert!(err(&frag(&bad_cfg)).contains("batch_size must be positive"));
+        assert!(err(&frag(&bad_cfg)).contains("batch_size must be between 1 and 4096"));
+        // A link whose settings would allocate until the tab dies is refused before anything is built.
+        let huge = ShareState { config: Some(DqnConfig { replay_capacity: 1_000_000_000, ..DqnConfig::default() }), ..episode() };
+        assert!(err(&frag(&huge)).contains("replay_capacity must be between 1 and 1000000"));
         let extra = format!("s={}", b64_encode(br#"{"v":1,"task":{"source":"builtin","name":"click-test"},"seed":1,"exec":"x"}"#));
         assert!(err(&extra).contains("malformed"), "unknown fields are refused");
         assert!(err(&format!("s={}", "A".repeat(MAX_ENCODED + 4))).contains("too long"));

@@ -207,39 +207,131 @@ impl DqnConfig {
         2 * d + if self.goal_attention { d } else { 0 } + if self.goal_concat { d } else { 0 }
     }
 
-    /// Checks the settings make sense; the message says which one does not.
+    /// Parameters of the network this config builds (embeddings, graph network, goal encoder,
+    /// the three noisy Q streams): what [`Self::validate`] bounds so a network fits in a tab.
+    pub fn num_params(&self) -> u64 {
+        let u = |x: usize| x as u64;
+        let (d, gd) = (u(self.local_dim()), u(self.global_dim()));
+        let linear = |i: u64, o: u64| i * o + o;
+        // A noisy layer keeps a mean and a scale for every weight and bias.
+        let noisy = |i: u64, o: u64| 2 * (i * o + o);
+        let stream = |i: u64, h: u64, o: u64| noisy(i, h) + noisy(h, o);
+        let goal_in = u(self.text_dim) + u(self.max_goal_tokens);
+        u(self.tag_vocab) * u(self.tag_dim)
+            + u(self.class_vocab) * u(self.class_dim)
+            + u(self.text_vocab) * u(self.text_dim)
+            + linear(d, d)
+            + 3 * linear(2 * d, d)
+            + linear(goal_in, d)
+            + stream(2 * d + gd, u(self.dom_hidden), 1)
+            + stream(goal_in + gd, u(self.token_hidden), 1)
+            + stream(gd, u(self.mode_hidden), 2)
+    }
+
+    /// Checks the settings make sense and fit in a browser tab; the message names the setting
+    /// and its bounds. Every size has an upper bound, far above the paper's and the reference
+    /// code's values, because a config comes from editors, share links and files: one huge
+    /// field would otherwise allocate or loop until the tab dies.
     pub fn validate(&self) -> Result<(), String> {
-        let positive = [
-            ("tag_vocab", self.tag_vocab), ("text_vocab", self.text_vocab), ("class_vocab", self.class_vocab),
-            ("tag_dim", self.tag_dim), ("text_dim", self.text_dim), ("class_dim", self.class_dim),
-            ("max_nodes", self.max_nodes), ("max_leaves", self.max_leaves), ("max_goal_tokens", self.max_goal_tokens),
-            ("dom_hidden", self.dom_hidden), ("token_hidden", self.token_hidden), ("mode_hidden", self.mode_hidden),
-            ("batch_size", self.batch_size), ("n_step", self.n_step), ("target_sync", self.target_sync),
-            ("replay_capacity", self.replay_capacity),
+        let sizes: [(&str, usize, usize, usize); 19] = [
+            ("tag_vocab", self.tag_vocab, 3, MAX_SMALL_VOCAB),
+            ("text_vocab", self.text_vocab, 3, MAX_TEXT_VOCAB),
+            ("class_vocab", self.class_vocab, 3, MAX_SMALL_VOCAB),
+            ("tag_dim", self.tag_dim, 1, MAX_WIDTH),
+            ("text_dim", self.text_dim, 1, MAX_WIDTH),
+            ("class_dim", self.class_dim, 1, MAX_WIDTH),
+            ("max_nodes", self.max_nodes, 1, MAX_NODES),
+            ("max_leaves", self.max_leaves, 1, MAX_NODES),
+            ("max_goal_tokens", self.max_goal_tokens, 1, MAX_GOAL_TOKENS),
+            ("gnn_steps", self.gnn_steps, 0, MAX_GNN_STEPS),
+            ("dom_hidden", self.dom_hidden, 1, MAX_WIDTH),
+            ("token_hidden", self.token_hidden, 1, MAX_WIDTH),
+            ("mode_hidden", self.mode_hidden, 1, MAX_WIDTH),
+            ("batch_size", self.batch_size, 1, MAX_BATCH),
+            ("n_step", self.n_step, 1, MAX_N_STEP),
+            ("target_sync", self.target_sync, 1, MAX_TARGET_SYNC),
+            ("updates_per_step", self.updates_per_step, 0, MAX_UPDATES_PER_STEP),
+            ("max_episode_steps", self.max_episode_steps as usize, 1, MAX_EPISODE_STEPS as usize),
+            ("replay_capacity", self.replay_capacity, 1, MAX_REPLAY),
         ];
-        for (name, v) in positive {
-            if v == 0 {
-                return Err(format!("{name} must be positive"));
+        for (name, v, lo, hi) in sizes {
+            if !(lo..=hi).contains(&v) {
+                return Err(format!("{name} must be between {lo} and {hi} (it is {v})"));
             }
         }
-        if self.tag_vocab < 3 || self.text_vocab < 3 || self.class_vocab < 3 {
-            return Err("vocabularies need room beyond <unk> and <pad>".into());
-        }
-        if !(0.0..=1.0).contains(&self.gamma) {
-            return Err("gamma must be in [0, 1]".into());
+        // `contains` is false for NaN, so each range check also refuses non-numbers.
+        let closed = [
+            ("noisy_sigma0", self.noisy_sigma0, 10.0),
+            ("gamma", self.gamma, 1.0),
+            ("priority_alpha", self.priority_alpha, 1.0),
+            ("priority_beta", self.priority_beta, 1.0),
+            ("priority_epsilon", self.priority_epsilon, 1.0),
+        ];
+        for (name, v, hi) in closed {
+            if !(0.0..=hi).contains(&v) {
+                return Err(format!("{name} must be a number between 0 and {hi} (it is {v})"));
+            }
         }
         if !(self.learning_rate > 0.0 && self.learning_rate < 1.0) {
-            return Err("learning_rate must be in (0, 1)".into());
+            return Err(format!("learning_rate must be a number above 0 and below 1 (it is {})", self.learning_rate));
+        }
+        let mut above_zero = vec![("adam_epsilon", self.adam_epsilon, 1.0), ("huber_delta", self.huber_delta, 1000.0)];
+        if let Some(clip) = self.grad_clip {
+            above_zero.push(("grad_clip", clip, 1000.0));
+        }
+        for (name, v, hi) in above_zero {
+            if !(v > 0.0 && v <= hi) {
+                return Err(format!("{name} must be a number above 0 and at most {hi} (it is {v})"));
+            }
         }
         if self.replay_capacity < self.batch_size {
-            return Err("replay_capacity must hold at least one batch".into());
+            return Err(format!(
+                "replay_capacity ({}) must hold at least one batch (batch_size {})",
+                self.replay_capacity, self.batch_size
+            ));
         }
-        if self.max_episode_steps == 0 {
-            return Err("max_episode_steps must be positive".into());
+        // Fields each within bounds can still multiply into too much: the network's size ...
+        let params = self.num_params();
+        if params > MAX_PARAMS {
+            return Err(format!(
+                "the network would have {params} parameters, over the limit of {MAX_PARAMS}: lower the vocabularies \
+                 (tag_vocab, text_vocab, class_vocab), the embedding sizes (tag_dim, text_dim, class_dim) or the \
+                 hidden sizes (dom_hidden, token_hidden, mode_hidden)"
+            ));
+        }
+        // ... and one batch's node embeddings when every page fills the node cap.
+        let batch_values = (self.batch_size * self.max_nodes) as u64 * self.local_dim() as u64;
+        if batch_values > MAX_BATCH_VALUES {
+            return Err(format!(
+                "a batch of full pages would hold batch_size × max_nodes × {} (the node embedding) = {batch_values} \
+                 values per layer, over the limit of {MAX_BATCH_VALUES}: lower batch_size or max_nodes",
+                self.local_dim()
+            ));
         }
         Ok(())
     }
 }
+
+/// Upper bounds of [`DqnConfig::validate`]. Tag and class ids are stored in 16 bits.
+pub const MAX_SMALL_VOCAB: usize = 1 << 16;
+pub const MAX_TEXT_VOCAB: usize = 100_000;
+/// Embedding and hidden sizes.
+pub const MAX_WIDTH: usize = 1024;
+/// Nodes and leaves per state (node indices are 16-bit; MiniWoB pages have under 200 nodes).
+pub const MAX_NODES: usize = 10_000;
+pub const MAX_GOAL_TOKENS: usize = 1_000;
+pub const MAX_GNN_STEPS: usize = 32;
+pub const MAX_BATCH: usize = 4_096;
+pub const MAX_N_STEP: usize = 100;
+pub const MAX_TARGET_SYNC: usize = 1_000_000;
+pub const MAX_UPDATES_PER_STEP: usize = 64;
+pub const MAX_EPISODE_STEPS: u32 = 10_000;
+pub const MAX_REPLAY: usize = 1_000_000;
+/// 20M parameters: 80 MB in f32, about five times that while training (target network,
+/// gradients, Adam's two moments). The paper's network has about 270k.
+pub const MAX_PARAMS: u64 = 20_000_000;
+/// 2^26 values (256 MB in f32) per layer of a batch; the paper's setting needs 1.8M.
+pub const MAX_BATCH_VALUES: u64 = 1 << 26;
 
 #[cfg(test)]
 mod tests {
@@ -283,9 +375,66 @@ mod tests {
     #[test]
     fn bad_settings_are_named() {
         let c = DqnConfig { batch_size: 0, ..Default::default() };
-        assert_eq!(c.validate().unwrap_err(), "batch_size must be positive");
+        assert_eq!(c.validate().unwrap_err(), "batch_size must be between 1 and 4096 (it is 0)");
         let c = DqnConfig { gamma: 1.5, ..Default::default() };
         assert!(c.validate().unwrap_err().contains("gamma"));
+    }
+
+    #[test]
+    fn every_size_has_an_upper_bound_named_in_its_message() {
+        // What an editor, a share link or a checkpoint could carry: each alone would allocate or
+        // loop until the tab dies.
+        let d = DqnConfig::default;
+        let cases = [
+            (DqnConfig { replay_capacity: 1_000_000_000, ..d() }, "replay_capacity must be between 1 and 1000000 (it is 1000000000)"),
+            (DqnConfig { text_vocab: 10_000_000, ..d() }, "text_vocab must be between 3 and 100000"),
+            (DqnConfig { tag_vocab: 70_000, ..d() }, "tag_vocab must be between 3 and 65536"),
+            (DqnConfig { class_vocab: 70_000, ..d() }, "class_vocab must be between 3 and 65536"),
+            (DqnConfig { tag_dim: 5000, ..d() }, "tag_dim must be between 1 and 1024"),
+            (DqnConfig { text_dim: 5000, ..d() }, "text_dim must be between 1 and 1024"),
+            (DqnConfig { class_dim: 5000, ..d() }, "class_dim must be between 1 and 1024"),
+            (DqnConfig { dom_hidden: 5000, ..d() }, "dom_hidden must be between 1 and 1024"),
+            (DqnConfig { token_hidden: 5000, ..d() }, "token_hidden must be between 1 and 1024"),
+            (DqnConfig { mode_hidden: 5000, ..d() }, "mode_hidden must be between 1 and 1024"),
+            (DqnConfig { gnn_steps: 1_000_000, ..d() }, "gnn_steps must be between 0 and 32"),
+            (DqnConfig { batch_size: 100_000, replay_capacity: 1_000_000, ..d() }, "batch_size must be between 1 and 4096"),
+            (DqnConfig { n_step: 1000, ..d() }, "n_step must be between 1 and 100"),
+            (DqnConfig { max_nodes: 100_000, ..d() }, "max_nodes must be between 1 and 10000"),
+            (DqnConfig { max_leaves: 100_000, ..d() }, "max_leaves must be between 1 and 10000"),
+            (DqnConfig { max_goal_tokens: 100_000, ..d() }, "max_goal_tokens must be between 1 and 1000"),
+            (DqnConfig { updates_per_step: 1_000_000, ..d() }, "updates_per_step must be between 0 and 64"),
+            (DqnConfig { target_sync: 1 << 40, ..d() }, "target_sync must be between 1 and 1000000"),
+            (DqnConfig { max_episode_steps: 4_000_000_000, ..d() }, "max_episode_steps must be between 1 and 10000"),
+            (DqnConfig { noisy_sigma0: f64::NAN, ..d() }, "noisy_sigma0 must be a number between 0 and 10"),
+            (DqnConfig { learning_rate: f64::INFINITY, ..d() }, "learning_rate must be a number above 0 and below 1"),
+            (DqnConfig { adam_epsilon: f32::NAN, ..d() }, "adam_epsilon must be a number above 0 and at most 1"),
+            (DqnConfig { gamma: f64::NAN, ..d() }, "gamma must be a number between 0 and 1"),
+            (DqnConfig { huber_delta: f32::INFINITY, ..d() }, "huber_delta must be a number above 0 and at most 1000"),
+            (DqnConfig { grad_clip: Some(f32::NAN), ..d() }, "grad_clip must be a number above 0 and at most 1000"),
+            (DqnConfig { priority_alpha: 7.0, ..d() }, "priority_alpha must be a number between 0 and 1"),
+            (DqnConfig { priority_beta: -1.0, ..d() }, "priority_beta must be a number between 0 and 1"),
+            (DqnConfig { priority_epsilon: f64::INFINITY, ..d() }, "priority_epsilon must be a number between 0 and 1"),
+        ];
+        for (cfg, want) in cases {
+            let err = cfg.validate().expect_err(want);
+            assert!(err.starts_with(want), "want \"{want}\", got \"{err}\"");
+        }
+        // Sizes each within bounds can still multiply into a network or a batch no tab holds.
+        let big = DqnConfig { text_vocab: 100_000, text_dim: 1024, ..d() };
+        let err = big.validate().unwrap_err();
+        assert!(err.contains("parameters") && err.contains("text_vocab"), "{err}");
+        let wide = DqnConfig { batch_size: 4096, replay_capacity: 100_000, max_nodes: 10_000, ..d() };
+        let err = wide.validate().unwrap_err();
+        assert!(err.contains("batch_size") && err.contains("max_nodes"), "{err}");
+        // The bounds themselves pass, and the paper's and the reference code's presets are far inside.
+        let edge = DqnConfig {
+            replay_capacity: 1_000_000, batch_size: 4096, n_step: 100, gnn_steps: 32, max_episode_steps: 10_000,
+            updates_per_step: 64, target_sync: 1_000_000, max_goal_tokens: 1000, max_leaves: 10_000, ..d()
+        };
+        edge.validate().unwrap();
+        for preset in [d(), DqnConfig::multitask(), DqnConfig::reference_code(), DqnConfig::for_tasks(&["social-media", "login-user"])] {
+            preset.validate().unwrap();
+        }
     }
 
     #[test]

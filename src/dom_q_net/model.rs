@@ -335,6 +335,20 @@ mod tests {
         }
     }
 
+    #[test]
+    fn the_configs_parameter_count_is_the_networks() {
+        // `DqnConfig::validate` bounds the network by this count, so it must be the real one.
+        let dev = Device::flex();
+        let variants = [
+            DqnConfig::default(),
+            DqnConfig::reference_code(),
+            DqnConfig { goal_attention: false, goal_concat: true, max_goal_tokens: 7, text_vocab: 50, ..DqnConfig::default() },
+        ];
+        for cfg in variants {
+            assert_eq!(DomQNetModel::new(&cfg, &dev).num_params() as u64, cfg.num_params(), "{cfg:?}");
+        }
+    }
+
     fn page(n: usize, goal: usize) -> StateFeatures {
         StateFeatures {
             tags: (0..n).map(|i| 2 + (i % 5) as u16).collect(),
