@@ -10,6 +10,7 @@
 
 use std::collections::VecDeque;
 use std::fmt;
+use std::future::Future;
 
 use burn::module::{ModuleMapper, ModuleVisitor, Param, ParamId};
 use burn::prelude::*;
@@ -20,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use super::agent::{Counters, DomQNetAgent};
 use super::config::DqnConfig;
 use super::model::DomQNetModel;
-use super::vocab::Vocabs;
+use super::vocab::{PAD, UNK, Vocabs};
 
 pub const MAGIC: &[u8; 8] = b"WEBLABQN";
 pub const FORMAT_VERSION: u32 = 2;
@@ -74,6 +75,32 @@ pub struct Header {
     pub half_precision: bool,
 }
 
+impl Header {
+    /// The config is within the lab's bounds, and each vocabulary fits its embedding table: its
+    /// cap is the config's, it holds no more words than that (a word's id is its position, so
+    /// every id is then a row of the table), and it starts with `<unk>` and `<pad>`.
+    fn check(&self) -> Result<(), CheckpointError> {
+        let corrupt = |why: String| CheckpointError::Corrupt(why);
+        self.config.validate().map_err(|e| corrupt(format!("invalid config: {e}")))?;
+        let c = &self.config;
+        let v = &self.vocabs;
+        for (name, field, vocab, cap) in
+            [("tag", "tag_vocab", &v.tag, c.tag_vocab), ("text", "text_vocab", &v.text, c.text_vocab), ("class", "class_vocab", &v.class, c.class_vocab)]
+        {
+            if vocab.cap() != cap {
+                return Err(corrupt(format!("its {name} vocabulary's cap is {}, but its config has {field} = {cap}", vocab.cap())));
+            }
+            if vocab.len() > cap {
+                return Err(corrupt(format!("its {name} vocabulary holds {} words, over its cap of {cap} ({field})", vocab.len())));
+            }
+            if vocab.word(UNK) != Some("<unk>") || vocab.word(PAD) != Some("<pad>") {
+                return Err(corrupt(format!("its {name} vocabulary does not start with <unk> and <pad>")));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// A parsed checkpoint.
 pub struct Checkpoint {
     pub header: Header,
@@ -102,6 +129,32 @@ impl ModuleMapper for Fill {
         let shape = p.lazy_shape();
         let (id, data) = self.data.pop_front().expect("one tensor per parameter");
         Param::initialized(id, Tensor::<1>::from_data(data, &self.device).reshape(shape))
+    }
+}
+
+/// Counts weights that are NaN or infinite, reading each parameter at once (CPU tensors only).
+struct CountNonFinite {
+    bad: usize,
+    total: usize,
+    /// A read that was not ready at once (never on the CPU).
+    unread: bool,
+}
+impl ModuleVisitor for CountNonFinite {
+    fn visit_float<const D: usize>(&mut self, p: &Param<Tensor<D>>) {
+        // One poll: a CPU read is ready at once, and a blocking read would abort on wasm.
+        let read = p.val().into_data_async();
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        let data = match std::pin::pin!(read).poll(&mut cx) {
+            std::task::Poll::Ready(Ok(d)) => d,
+            _ => return self.unread = true,
+        };
+        match data.try_into_vec_as::<f32>() {
+            Ok(values) => {
+                self.total += values.len();
+                self.bad += values.iter().filter(|x| !x.is_finite()).count();
+            }
+            Err(_) => self.unread = true,
+        }
     }
 }
 
@@ -177,16 +230,33 @@ impl DomQNetAgent {
 
     /// An agent with the checkpoint's network, config, vocabularies and counters, on `device`.
     /// The replay buffer and optimizer state start empty.
+    /// A file with weights that are not finite numbers is refused: such a network gives NaN
+    /// Q-values, and training from it poisons the replay's priorities.
     pub fn from_checkpoint(ckpt: Checkpoint, device: &Device) -> Result<Self, CheckpointError> {
         let Checkpoint { header, record } = ckpt;
+        // `header` is public: whoever built this checkpoint may have changed it after `from_bytes`.
+        header.check()?;
         let corrupt = |e: String| CheckpointError::Corrupt(e);
-        let mut record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(record)).map_err(|e| corrupt(e.to_string()))?;
+        let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(record)).map_err(|e| corrupt(e.to_string()))?;
+        // Through the CPU first, where the weights can be read at once (on WebGPU every read is
+        // async): widened to f32 (the network computes in f32, WebGPU may have no f16), checked.
+        let cpu = Device::flex();
+        let mut on_cpu = DomQNetModel::new(&header.config, &cpu).try_load_record(record).map_err(|e| corrupt(e.to_string()))?;
         if header.half_precision {
-            // Widen to f32 on the CPU first: the network computes in f32, and WebGPU may have no f16.
-            let cpu = Device::flex();
-            let on_cpu = DomQNetModel::new(&header.config, &cpu).try_load_record(record).map_err(|e| corrupt(e.to_string()))?;
-            record = on_cpu.map(&mut CastTo(FloatDType::F32)).into_record();
+            on_cpu = on_cpu.map(&mut CastTo(FloatDType::F32));
         }
+        let mut count = CountNonFinite { bad: 0, total: 0, unread: false };
+        on_cpu.visit(&mut count);
+        if count.unread {
+            return Err(corrupt("its weights could not be read".into()));
+        }
+        if count.bad > 0 {
+            return Err(corrupt(format!(
+                "{} of its {} weights are not finite numbers (NaN or infinity)",
+                count.bad, count.total
+            )));
+        }
+        let record = on_cpu.into_record();
         let model = DomQNetModel::new(&header.config, device)
             .try_load_record(record)
             .map_err(|e| CheckpointError::Corrupt(e.to_string()))?;
@@ -230,7 +300,7 @@ impl Checkpoint {
         if header_end + 8 + record_len != body.len() {
             return Err(corrupt("unexpected bytes after the weights"));
         }
-        header.config.validate().map_err(|e| CheckpointError::Corrupt(format!("invalid config: {e}")))?;
+        header.check()?;
         Ok(Checkpoint { header, record: record.to_vec() })
     }
 
@@ -406,6 +476,92 @@ mod tests {
         let ckpt = Checkpoint::from_bytes(&bytes).unwrap();
         assert!(!ckpt.header.half_precision);
         DomQNetAgent::from_checkpoint(ckpt, &Device::flex()).unwrap();
+    }
+
+    /// `bytes` with its JSON header changed by `edit`, the length and checksum made to fit: what
+    /// someone editing a file by hand (or by a script) produces.
+    fn with_header(bytes: &[u8], edit: impl FnOnce(&mut serde_json::Value)) -> Vec<u8> {
+        let len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+        let mut header: serde_json::Value = serde_json::from_slice(&bytes[16..16 + len]).unwrap();
+        edit(&mut header);
+        let header = serde_json::to_vec(&header).unwrap();
+        let mut out = bytes[..12].to_vec();
+        out.extend_from_slice(&(header.len() as u32).to_le_bytes());
+        out.extend_from_slice(&header);
+        out.extend_from_slice(&bytes[16 + len..bytes.len() - 8]);
+        let sum = fnv1a(&out);
+        out.extend_from_slice(&sum.to_le_bytes());
+        out
+    }
+
+    #[test]
+    fn a_header_vocabulary_over_its_cap_is_refused() {
+        let cfg = DqnConfig { text_vocab: 4, ..small() };
+        let agent = DomQNetAgent::new(cfg, &Device::flex()).unwrap();
+        let bytes = block_on(agent.save(&["sim-click".into()])).unwrap();
+        Checkpoint::from_bytes(&with_header(&bytes, |_| {})).expect("an untouched header still loads");
+
+        // Words beyond the config's 4 text rows: their ids would index past the embedding table.
+        let words = |h: &mut serde_json::Value, vocab: &str, n: usize| {
+            let list = h["vocabs"][vocab]["words"].as_array_mut().unwrap();
+            list.extend((0..n).map(|i| serde_json::Value::from(format!("word{i}"))));
+        };
+        let over = with_header(&bytes, |h| {
+            words(h, "text", 5);
+            h["vocabs"]["text"]["cap"] = 7.into();
+            h["config"]["text_vocab"] = 4.into();
+        });
+        let err = Checkpoint::from_bytes(&over).err().expect("refused");
+        assert_eq!(
+            err.to_string(),
+            "the checkpoint is damaged: its text vocabulary's cap is 7, but its config has text_vocab = 4"
+        );
+        let over = with_header(&bytes, |h| words(h, "text", 5));
+        let err = Checkpoint::from_bytes(&over).err().expect("refused");
+        assert_eq!(
+            err.to_string(),
+            "the checkpoint is damaged: its text vocabulary holds 7 words, over its cap of 4 (text_vocab)"
+        );
+        let over = with_header(&bytes, |h| words(h, "tag", 200));
+        let err = Checkpoint::from_bytes(&over).err().expect("refused").to_string();
+        assert!(err.contains("tag vocabulary holds 202 words, over its cap of 100 (tag_vocab)"), "{err}");
+        let no_pad = with_header(&bytes, |h| h["vocabs"]["class"]["words"] = serde_json::json!(["a", "b"]));
+        let err = Checkpoint::from_bytes(&no_pad).err().expect("refused").to_string();
+        assert!(err.contains("class vocabulary does not start with <unk> and <pad>"), "{err}");
+        // A config over the lab's bounds in a header is refused with the config's message.
+        let huge = with_header(&bytes, |h| h["config"]["replay_capacity"] = 1_000_000_000u64.into());
+        let err = Checkpoint::from_bytes(&huge).err().expect("refused").to_string();
+        assert!(err.contains("replay_capacity must be between 1 and 1000000"), "{err}");
+    }
+
+    /// Sets every weight of one parameter (the `which`-th, in visiting order) to `value`.
+    struct Poison {
+        which: usize,
+        seen: usize,
+        value: f32,
+    }
+    impl ModuleMapper for Poison {
+        fn map_float<const D: usize>(&mut self, p: Param<Tensor<D>>) -> Param<Tensor<D>> {
+            let hit = self.seen == self.which;
+            self.seen += 1;
+            let value = self.value;
+            if hit { p.map(move |t| t.zeros_like().add_scalar(value)) } else { p }
+        }
+    }
+
+    #[test]
+    fn checkpoints_with_nan_or_infinite_weights_are_refused() {
+        let dev = Device::flex();
+        for (value, precision) in [(f32::NAN, Precision::Full), (f32::INFINITY, Precision::Full), (f32::NAN, Precision::Half)] {
+            let cfg = small();
+            let model = DomQNetModel::new(&cfg, &dev).map(&mut Poison { which: 5, seen: 0, value });
+            let vocabs = Vocabs::new(cfg.tag_vocab, cfg.text_vocab, cfg.class_vocab);
+            let poisoned = DomQNetAgent::assemble(cfg, vocabs, model);
+            let bytes = block_on(poisoned.save_with(&["sim-click".into()], precision)).unwrap();
+            let ckpt = Checkpoint::from_bytes(&bytes).unwrap();
+            let err = DomQNetAgent::from_checkpoint(ckpt, &dev).err().expect("refused").to_string();
+            assert!(err.contains("weights are not finite numbers"), "{value} ({precision:?}): {err}");
+        }
     }
 
     /// Greedy Q-values of a fixed state, to compare networks.
