@@ -295,7 +295,7 @@ impl DomQNetAgent {
 
         let td_abs: Vec<f32> = read(td.abs()).await?;
         let loss = read(loss_value.reshape([1, 1])).await?[0];
-        self.replay.update(&batch.indices, &td_abs);
+        self.replay.update(&batch.indices, &td_abs)?;
         self.counters.updates += 1;
         if self.counters.updates % cfg.target_sync as u64 == 0 {
             self.sync_target();

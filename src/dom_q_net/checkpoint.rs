@@ -580,7 +580,7 @@ mod tests {
         let replay = agent.replay().recent(usize::MAX);
         let restore = || {
             let mut a = DomQNetAgent::from_checkpoint(Checkpoint::from_bytes(&bytes).unwrap(), &Device::flex().autodiff()).unwrap();
-            a.replay_mut().restore(replay.clone());
+            a.replay_mut().restore(replay.clone()).unwrap();
             a
         };
 

@@ -88,6 +88,14 @@ impl NStep {
     }
 }
 
+/// Largest priority the buffer takes: far above any (|TD| + ε)^α of an f32 TD error with α, ε ≤ 1,
+/// and small enough that a million of them still sum to a finite total.
+pub const MAX_PRIORITY: f64 = 1e300;
+
+fn usable(p: f64) -> bool {
+    (0.0..=MAX_PRIORITY).contains(&p)
+}
+
 /// A binary sum tree over `capacity` leaves.
 #[derive(Clone, Debug)]
 struct SumTree {
@@ -106,13 +114,19 @@ impl SumTree {
     fn get(&self, i: usize) -> f64 {
         self.nodes[self.size + i]
     }
-    fn set(&mut self, i: usize, p: f64) {
+    /// Refuses a priority that is not a usable number (see [`usable`]): one NaN would make the
+    /// total NaN, and every later search would go astray.
+    fn set(&mut self, i: usize, p: f64) -> Result<(), String> {
+        if !usable(p) {
+            return Err(format!("the priority {p} is not a finite number between 0 and {MAX_PRIORITY:e}"));
+        }
         let mut k = self.size + i;
         self.nodes[k] = p;
         while k > 1 {
             k /= 2;
             self.nodes[k] = self.nodes[2 * k] + self.nodes[2 * k + 1];
         }
+        Ok(())
     }
     /// The leaf whose cumulative range holds `mass`.
     fn find(&self, mut mass: f64) -> usize {
@@ -189,7 +203,8 @@ impl PrioritizedReplay {
         }
         self.positives += (t.reward > 0.0) as usize;
         self.items[slot] = Some(t);
-        self.tree.set(slot, self.max_priority);
+        // `max_priority` only ever takes priorities the tree accepted (or 1).
+        let _ = self.tree.set(slot, self.max_priority);
         self.next = (self.next + 1) % self.items.len();
     }
 
@@ -210,26 +225,37 @@ impl PrioritizedReplay {
             if self.items.get(i).is_none_or(|t| t.is_none()) {
                 i = self.tree.find(self.rng.next_f64() * total * (1.0 - 1e-12));
             }
+            // Filled slots are 0..len: a search that still lands on an empty one (all priorities
+            // 0, say) takes a filled slot at random rather than panicking on it.
+            if self.items.get(i).is_none_or(|t| t.is_none()) {
+                i = self.rng.below(self.len);
+            }
             indices.push(i);
         }
         let weights = if beta == 0.0 {
             vec![1.0; batch]
         } else {
-            let n = self.len as f64;
-            let w: Vec<f64> = indices.iter().map(|&i| (n * self.tree.get(i) / total).powf(-beta)).collect();
-            let max = w.iter().cloned().fold(f64::MIN, f64::max);
-            w.iter().map(|x| (x / max) as f32).collect()
+            // (N·P(i))^-β / max_j (N·P(j))^-β = (p_min / p_i)^β: the same weights, finite even
+            // where a priority is 0.
+            let p: Vec<f64> = indices.iter().map(|&i| self.tree.get(i)).collect();
+            let p_min = p.iter().cloned().fold(f64::INFINITY, f64::min);
+            p.iter().map(|&pi| if pi <= p_min { 1.0 } else { (p_min / pi).powf(beta) as f32 }).collect()
         };
         Batch { indices, weights }
     }
 
-    /// Sets new priorities from the absolute TD errors of a sampled batch.
-    pub fn update(&mut self, indices: &[usize], td_abs: &[f32]) {
-        for (&i, &td) in indices.iter().zip(td_abs) {
-            let p = (td.abs() as f64 + self.epsilon).powf(self.alpha);
-            self.max_priority = self.max_priority.max(p);
-            self.tree.set(i, p);
+    /// Sets new priorities from the absolute TD errors of a sampled batch. A TD error that is not
+    /// a finite number (a diverged update) is refused, and then no priority changes.
+    pub fn update(&mut self, indices: &[usize], td_abs: &[f32]) -> Result<(), String> {
+        let priorities: Vec<f64> = td_abs.iter().map(|&td| (td.abs() as f64 + self.epsilon).powf(self.alpha)).collect();
+        if let Some((td, p)) = td_abs.iter().zip(&priorities).find(|(_, p)| !usable(**p)) {
+            return Err(format!("a TD error of {td} gives the priority {p}; no priority was changed"));
         }
+        for (&i, &p) in indices.iter().zip(&priorities) {
+            self.max_priority = self.max_priority.max(p);
+            self.tree.set(i, p)?;
+        }
+        Ok(())
     }
 
     pub fn priority(&self, index: usize) -> f64 {
@@ -256,8 +282,15 @@ impl PrioritizedReplay {
             .collect()
     }
 
-    /// Puts saved transitions back, with their priorities.
-    pub fn restore(&mut self, saved: Vec<StoredTransition>) {
+    /// Puts saved transitions back, with their priorities. Saved priorities that are not finite
+    /// numbers between 0 and [`MAX_PRIORITY`] are refused, and then nothing is restored.
+    pub fn restore(&mut self, saved: Vec<StoredTransition>) -> Result<(), String> {
+        if let Some((k, s)) = saved.iter().enumerate().find(|(_, s)| !usable(s.priority)) {
+            return Err(format!(
+                "saved transition {k} has the priority {}, not a finite number between 0 and {MAX_PRIORITY:e}",
+                s.priority
+            ));
+        }
         for s in saved {
             let slot = self.next;
             self.push(Transition {
@@ -267,9 +300,10 @@ impl PrioritizedReplay {
                 next: s.next.map(Arc::new),
                 discount: s.discount,
             });
-            self.tree.set(slot, s.priority);
+            self.tree.set(slot, s.priority)?;
             self.max_priority = self.max_priority.max(s.priority);
         }
+        Ok(())
     }
 }
 
@@ -318,7 +352,7 @@ mod tests {
             r.push(Transition { state: st(k), action: A, reward: k as f32, next: None, discount: 1.0 });
         }
         assert_eq!(r.positive_fraction(), 0.75);
-        r.update(&[0, 1, 2, 3], &[1.0, 1.0, 1.0, 7.0]);
+        r.update(&[0, 1, 2, 3], &[1.0, 1.0, 1.0, 7.0]).unwrap();
         let mut hits = [0usize; 4];
         for _ in 0..500 {
             for i in r.sample(10, 0.0).indices {
@@ -338,21 +372,62 @@ mod tests {
         for k in 0..5 {
             r.push(Transition { state: st(k), action: A, reward: k as f32, next: Some(st(k + 1)), discount: 0.5 });
         }
-        r.update(&[1], &[9.0]); // slot 1 holds the 5th transition (k = 4)
+        r.update(&[1], &[9.0]).unwrap(); // slot 1 holds the 5th transition (k = 4)
         let saved = r.recent(2);
         assert_eq!(saved.iter().map(|t| t.state.tags[0]).collect::<Vec<_>>(), [3, 4], "newest two, oldest first");
         assert_eq!(saved[1].priority, 9.0);
         let mut back = PrioritizedReplay::new(3, 1.0, 0.0, 1);
-        back.restore(saved.clone());
+        back.restore(saved.clone()).unwrap();
         assert_eq!(back.len(), 2);
         assert_eq!(back.recent(2), saved);
+    }
+
+    #[test]
+    fn non_finite_priorities_are_refused_and_sampling_goes_on() {
+        // A NaN TD error used to make the tree's total NaN; the next sample then walked to an
+        // empty slot and panicked.
+        let mut r = PrioritizedReplay::new(8, 0.5, 1e-6, 2);
+        for k in 0..4 {
+            r.push(Transition { state: st(k), action: A, reward: 0.0, next: None, discount: 1.0 });
+        }
+        r.update(&[0, 1], &[1.0, 3.0]).unwrap();
+        let priorities = |r: &PrioritizedReplay| (0..4).map(|i| r.priority(i)).collect::<Vec<_>>();
+        let before = priorities(&r);
+        for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+            let refused = r.update(&[2, 1], &[0.5, bad]);
+            assert_eq!(priorities(&r), before, "{bad}: no priority changed, not even the good one");
+            let err = refused.unwrap_err();
+            assert!(err.starts_with(&format!("a TD error of {bad} gives the priority")), "{err}");
+            for _ in 0..50 {
+                let b = r.sample(4, 0.5);
+                assert!(b.indices.iter().all(|&i| i < 4), "{:?}", b.indices);
+                assert!(b.weights.iter().all(|w| w.is_finite()), "{:?}", b.weights);
+            }
+        }
+        // A saved run whose priorities are not usable is refused whole.
+        let mut saved = r.recent(4);
+        saved[2].priority = f64::NAN;
+        let mut back = PrioritizedReplay::new(8, 0.5, 1e-6, 2);
+        let err = back.restore(saved.clone()).unwrap_err();
+        assert_eq!(err, "saved transition 2 has the priority NaN, not a finite number between 0 and 1e300");
+        assert_eq!(back.len(), 0, "nothing restored");
+        saved[2].priority = -1.0;
+        assert!(back.restore(saved.clone()).unwrap_err().contains("priority -1"));
+        assert_eq!(back.len(), 0, "nothing restored");
+        saved[2].priority = 0.0;
+        back.restore(saved).unwrap();
+        assert_eq!(back.len(), 4);
+        for _ in 0..50 {
+            let b = back.sample(4, 1.0);
+            assert!(b.weights.iter().all(|w| w.is_finite()), "a zero priority gives finite weights: {:?}", b.weights);
+        }
     }
 
     #[test]
     fn ring_replaces_the_oldest_and_new_items_get_max_priority() {
         let mut r = PrioritizedReplay::new(2, 0.5, 0.0, 1);
         r.push(Transition { state: st(0), action: A, reward: 1.0, next: None, discount: 1.0 });
-        r.update(&[0], &[16.0]);
+        r.update(&[0], &[16.0]).unwrap();
         r.push(Transition { state: st(1), action: A, reward: 0.0, next: None, discount: 1.0 });
         assert_eq!(r.priority(1), 4.0, "max priority so far");
         r.push(Transition { state: st(2), action: A, reward: 0.0, next: None, discount: 1.0 });

@@ -429,7 +429,7 @@ async fn run(
             if saved.trainer.tasks != req.tasks {
                 return Err("the saved run trained other tasks than this request names".into());
             }
-            agent.replay_mut().restore(saved.replay);
+            agent.replay_mut().restore(saved.replay).map_err(|e| format!("the saved run is damaged: {e}"))?;
             if let Some(adam) = optimizer {
                 if let Err(e) = agent.load_optimizer_state(&adam) {
                     post(message("status", serde_json::json!({ "text": format!("Resumed with fresh Adam moments: {e}.") })));
