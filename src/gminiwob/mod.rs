@@ -7,7 +7,9 @@
 //! - [`design`]: the design format (which primitive on which page), validated;
 //! - [`profile`]: the instruction's field values, drawn per seed from realistic pools (or the
 //!   reference's fixed values);
-//! - [`site`]: the seeded renderer, design + seed → the site's HTML and its fields;
+//! - [`site`]: the seeded renderer, design + seed → the site's element tree, its HTML and its
+//!   fields;
+//! - [`layout`]: every element's box, in integer pixels (no box depends on the browser's fonts);
 //! - [`reward`]: the papers' potential-based reward;
 //! - [`test_sites`]: the 5 test sites × 4 difficulty levels, and the random-design generator.
 //!
@@ -15,6 +17,7 @@
 //! the rendered site; see `crate::web::env`.
 
 pub mod design;
+pub mod layout;
 pub mod primitive;
 pub mod profile;
 pub mod reward;

@@ -202,6 +202,7 @@ mod tests {
                 })
                 .collect(),
             html: String::new(),
+            tree: Default::default(),
         }
     }
 

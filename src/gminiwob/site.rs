@@ -1,5 +1,5 @@
-//! The seeded renderer: a design and a seed become a site's HTML (every page of it), the
-//! instruction's profile, and where each field lives.
+//! The seeded renderer: a design and a seed become a site — an element [`Tree`] with every box
+//! laid out (`super::layout`), its HTML, the instruction's profile, and where each field lives.
 //!
 //! The HTML is the contract `tasks/gminiwob.html` and the lab's policies rely on:
 //! - `div#gsite.gsite` holds one `div#page{i}.gpage[data-page=i]` per page, all present, every page
@@ -13,14 +13,18 @@
 //!   next button opens the following page (`data-next`), and a "Next" button is added where the
 //!   page has none; on the last page, next buttons are inert and the submit button
 //!   (`data-submit`, added when the design has none there) checks the fields;
-//! - primitives that end the episode when clicked carry `data-end` on their wrapper.
+//! - primitives that end the episode when clicked carry `data-end` on their wrapper;
+//! - every element but `<option>` carries its box inline (`style="left:…px;top:…px;width:…px;
+//!   height:…px"`, relative to its parent); no element mixes text with child elements, so the
+//!   reader makes no text pseudo-nodes and every box the agent reads is one of these.
 //!
 //! Nothing loads from the network: images are coloured blocks (`div.img[role=img]`).
 
 use serde::{Deserialize, Serialize};
 
 use super::design::{Design, Placed};
-use super::primitive::{Kind, Primitive, Slot};
+use super::layout::{self, BLOCK_WIDTH, Bounds, Column, FIELD_GAP, FORM_PADDING, FORM_WIDTH, GAP, MARGIN, SITE_WIDTH};
+use super::primitive::{InputType, Kind, Primitive, Slot};
 use super::profile::{self, Values};
 use crate::env::Field;
 use crate::rng::Rng;
@@ -64,8 +68,11 @@ pub struct Site {
     pub pages: u32,
     pub profile: Vec<Field>,
     pub fields: Vec<SiteField>,
-    /// Inner HTML of the task page's `#area`.
+    /// Inner HTML of the task page's `#area`: the serialised [`Site::tree`].
     pub html: String,
+    /// The site's elements as rendered, with their boxes (what the native simulator runs on).
+    #[serde(skip)]
+    pub tree: Tree,
 }
 
 impl Site {
@@ -98,6 +105,179 @@ impl Site {
     }
 }
 
+// ------------------------------------------------------------------ the element tree
+
+/// One attribute besides `id`, `class` and `style`; `None` is a boolean attribute (`hidden`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Attr {
+    pub name: &'static str,
+    pub value: Option<String>,
+}
+
+/// One element of a rendered site.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Element {
+    /// Lower-case tag name.
+    pub tag: &'static str,
+    pub id: String,
+    pub classes: Vec<String>,
+    pub attrs: Vec<Attr>,
+    /// The element's text; only elements without children have any.
+    pub text: String,
+    pub parent: Option<usize>,
+    pub children: Vec<usize>,
+    /// Its box relative to its parent; `None` for elements without one of their own
+    /// (`<option>`s, drawn by their select).
+    pub bounds: Option<Bounds>,
+    /// Its text is one line centred in the box (`line-height` = the box's height).
+    pub one_line: bool,
+}
+
+impl Element {
+    fn new(tag: &'static str, bounds: Bounds) -> Self {
+        Element {
+            tag,
+            id: String::new(),
+            classes: Vec::new(),
+            attrs: Vec::new(),
+            text: String::new(),
+            parent: None,
+            children: Vec::new(),
+            bounds: Some(bounds),
+            one_line: false,
+        }
+    }
+    fn option(value: &str, text: &str) -> Self {
+        Element { bounds: None, ..Element::new("option", Bounds::default()) }.attr("value", value).text(text)
+    }
+    fn id(mut self, id: impl Into<String>) -> Self {
+        self.id = id.into();
+        self
+    }
+    fn class(mut self, classes: &str) -> Self {
+        self.classes.extend(classes.split_whitespace().map(str::to_string));
+        self
+    }
+    fn attr(mut self, name: &'static str, value: impl Into<String>) -> Self {
+        self.attrs.push(Attr { name, value: Some(value.into()) });
+        self
+    }
+    fn flag(mut self, name: &'static str) -> Self {
+        self.attrs.push(Attr { name, value: None });
+        self
+    }
+    fn text(mut self, text: impl Into<String>) -> Self {
+        self.text = text.into();
+        self
+    }
+    /// One line of text, centred vertically.
+    fn line(mut self, text: impl Into<String>) -> Self {
+        self.text = text.into();
+        self.one_line = true;
+        self
+    }
+
+    /// The value of attribute `name` (`id` and `class` included); `Some("")` for a boolean one.
+    pub fn attr_value(&self, name: &str) -> Option<&str> {
+        match name {
+            "id" => (!self.id.is_empty()).then_some(self.id.as_str()),
+            _ => self.attrs.iter().find(|a| a.name == name).map(|a| a.value.as_deref().unwrap_or("")),
+        }
+    }
+    pub fn has_attr(&self, name: &str) -> bool {
+        self.attr_value(name).is_some()
+    }
+    pub fn has_class(&self, class: &str) -> bool {
+        self.classes.iter().any(|c| c == class)
+    }
+}
+
+/// A site's elements in document (pre-)order: `elements[0]` is `#gsite`, and every element's
+/// parent comes before it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tree {
+    pub elements: Vec<Element>,
+}
+
+/// Elements the HTML parser closes by itself.
+const VOID: [&str; 1] = ["input"];
+
+impl Tree {
+    fn push(&mut self, parent: Option<usize>, mut el: Element) -> usize {
+        let i = self.elements.len();
+        el.parent = parent;
+        if let Some(p) = parent {
+            debug_assert!(self.elements[p].text.is_empty(), "no text beside child elements");
+            self.elements[p].children.push(i);
+        }
+        self.elements.push(el);
+        i
+    }
+
+    /// Each element's box relative to `#gsite` (the root's own box at 0, 0); `None` for
+    /// elements without a box.
+    pub fn site_boxes(&self) -> Vec<Option<Bounds>> {
+        let mut out: Vec<Option<Bounds>> = Vec::with_capacity(self.elements.len());
+        for el in &self.elements {
+            let origin = el.parent.and_then(|p| out[p]).map_or((0, 0), |b| (b.left, b.top));
+            out.push(el.bounds.map(|b| Bounds::new(origin.0 + b.left, origin.1 + b.top, b.width, b.height)));
+        }
+        if let Some(Some(root)) = out.first_mut() {
+            (root.left, root.top) = (0, 0);
+        }
+        out
+    }
+
+    /// The HTML of the whole tree.
+    pub fn to_html(&self) -> String {
+        let mut out = String::with_capacity(self.elements.len() * 120);
+        if !self.elements.is_empty() {
+            self.write(0, &mut out);
+        }
+        out
+    }
+
+    fn write(&self, i: usize, out: &mut String) {
+        let el = &self.elements[i];
+        out.push('<');
+        out.push_str(el.tag);
+        if !el.id.is_empty() {
+            out.push_str(&format!(r#" id="{}""#, escape(&el.id)));
+        }
+        if !el.classes.is_empty() {
+            out.push_str(&format!(r#" class="{}""#, escape(&el.classes.join(" "))));
+        }
+        for a in &el.attrs {
+            out.push(' ');
+            out.push_str(a.name);
+            if let Some(v) = &a.value {
+                out.push_str(&format!(r#"="{}""#, escape(v)));
+            }
+        }
+        if let Some(b) = el.bounds {
+            out.push_str(&format!(
+                r#" style="left:{}px;top:{}px;width:{}px;height:{}px"#,
+                b.left, b.top, b.width, b.height
+            ));
+            if el.one_line {
+                out.push_str(&format!(";line-height:{}px", b.height));
+            }
+            out.push('"');
+        }
+        out.push('>');
+        if VOID.contains(&el.tag) {
+            return;
+        }
+        out.push_str(&escape(&el.text));
+        for &c in &el.children {
+            self.write(c, out);
+        }
+        out.push_str("</");
+        out.push_str(el.tag);
+        out.push('>');
+    }
+}
+
 /// Escapes text and attribute values.
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -115,7 +295,7 @@ pub fn escape(s: &str) -> String {
 }
 
 /// Renders `design` for `seed`: the profile first, then every cosmetic choice, all from one
-/// seeded stream, so the same design, seed and values give byte-identical HTML.
+/// seeded stream, so the same design, seed and values give the same tree and byte-identical HTML.
 pub fn render(design: &Design, seed: u32, values: Values) -> Site {
     let mut rng = Rng::new(seed as u64 ^ SITE_SALT);
     let profile = profile::profile(design, values, &mut rng);
@@ -148,50 +328,92 @@ pub fn render(design: &Design, seed: u32, values: Values) -> Site {
         }
     }
 
-    let mut r = Renderer { rng, out: String::with_capacity(4096) };
-    r.out.push_str(r#"<div id="gsite" class="gsite">"#);
+    let mut r = Renderer { rng, tree: Tree::default() };
+    let root = r.tree.push(None, Element::new("div", Bounds::new(0, 0, SITE_WIDTH, 0)).id("gsite").class("gsite"));
+    let mut site_height = 0;
     for page in 0..design.pages() {
         let last = page + 1 == design.pages();
-        r.out.push_str(&format!(r#"<div id="page{page}" class="gpage" data-page="{page}""#));
+        let mut el = Element::new("div", Bounds::new(0, 0, SITE_WIDTH, 0))
+            .id(format!("page{page}"))
+            .class("gpage")
+            .attr("data-page", page.to_string());
         if page > 0 {
-            r.out.push_str(" hidden");
+            el = el.flag("hidden");
         }
-        r.out.push('>');
+        let p = r.tree.push(Some(root), el);
         let mut here: Vec<(&Placed, u32)> =
             placed.iter().zip(occurrence.iter().copied()).filter(|(p, _)| p.page == page).collect();
         here.sort_by_key(|(p, _)| p.primitive().slot); // stable: design order within a slot
         let in_slot = |slot: Slot| here.iter().filter(move |(p, _)| p.primitive().slot == slot);
 
-        for slot in [Slot::Top, Slot::BeforeForm] {
-            for &(p, occ) in in_slot(slot) {
-                r.primitive(p.primitive(), page, occ, last);
-            }
+        // The page is a column: bars span the site's width, blocks and the form card sit within
+        // its margins, a gap apart.
+        let mut y = 0;
+        for &(q, occ) in in_slot(Slot::Top) {
+            y += r.primitive(p, Bounds::new(0, y, SITE_WIDTH, 0), q.primitive(), page, occ, last);
         }
-        r.out.push_str(&format!(r#"<form id="mainform_p{page}" class="mainform" novalidate>"#));
-        for &(p, occ) in in_slot(Slot::Form) {
-            r.primitive(p.primitive(), page, occ, last);
+        for &(q, occ) in in_slot(Slot::BeforeForm) {
+            y += GAP;
+            y += r.primitive(p, Bounds::new(MARGIN, y, BLOCK_WIDTH, 0), q.primitive(), page, occ, last);
+        }
+        y += GAP;
+        let form = r.tree.push(
+            Some(p),
+            Element::new("form", Bounds::new(MARGIN, y, BLOCK_WIDTH, 0))
+                .id(format!("mainform_p{page}"))
+                .class("mainform")
+                .flag("novalidate"),
+        );
+        let mut col = Column::new(FORM_PADDING, FIELD_GAP);
+        for &(q, occ) in in_slot(Slot::Form) {
+            let top = col.open();
+            let h = r.primitive(form, Bounds::new(FORM_PADDING, top, FORM_WIDTH, 0), q.primitive(), page, occ, last);
+            col.close(top, h);
         }
         let has = |kind: Kind| here.iter().any(|(p, _)| p.primitive().kind == kind);
-        if !last && !has(Kind::NextButton) {
-            r.out.push_str(&format!(
-                r#"<button type="button" id="actionable_next_p{page}" class="btn btn-primary btn-block" data-next="{}">Next</button>"#,
-                page + 1
-            ));
+        let added = if !last && !has(Kind::NextButton) {
+            Some((format!("actionable_next_p{page}"), "Next", "data-next", Some((page + 1).to_string())))
+        } else if last && !has(Kind::SubmitButton) {
+            Some((format!("actionable_submit_p{page}"), "Submit", "data-submit", None))
+        } else {
+            None
+        };
+        if let Some((id, text, link, target)) = added {
+            let b = layout::block_button(FORM_WIDTH);
+            let top = col.place(b.height);
+            let mut el = Element::new("button", Bounds::new(FORM_PADDING, top, b.width, b.height))
+                .id(id)
+                .class("btn btn-primary btn-block")
+                .attr("type", "button")
+                .text(text);
+            el = match target {
+                Some(t) => el.attr(link, t),
+                None => el.flag(link),
+            };
+            r.tree.push(Some(form), el);
         }
-        if last && !has(Kind::SubmitButton) {
-            r.out.push_str(&format!(
-                r#"<button type="button" id="actionable_submit_p{page}" class="btn btn-primary btn-block" data-submit>Submit</button>"#
-            ));
+        let form_height = col.bottom() + FORM_PADDING;
+        set_height(&mut r.tree, form, form_height);
+        y += form_height;
+        let mut ends_with_bar = false;
+        for &(q, occ) in in_slot(Slot::Bottom) {
+            y += GAP + 4;
+            y += r.primitive(p, Bounds::new(0, y, SITE_WIDTH, 0), q.primitive(), page, occ, last);
+            ends_with_bar = true;
         }
-        r.out.push_str("</form>");
-        for &(p, occ) in in_slot(Slot::Bottom) {
-            r.primitive(p.primitive(), page, occ, last);
-        }
-        r.out.push_str("</div>");
+        let page_height = if ends_with_bar { y } else { y + GAP };
+        set_height(&mut r.tree, p, page_height);
+        site_height = site_height.max(page_height);
     }
-    r.out.push_str("</div>");
+    set_height(&mut r.tree, root, site_height);
 
-    Site { pages: design.pages(), profile, fields, html: r.out }
+    Site { pages: design.pages(), profile, fields, html: r.tree.to_html(), tree: r.tree }
+}
+
+fn set_height(tree: &mut Tree, i: usize, height: i32) {
+    if let Some(b) = tree.elements[i].bounds.as_mut() {
+        b.height = height;
+    }
 }
 
 /// Id of the actionable element of an active primitive's `occ`-th occurrence.
@@ -233,18 +455,19 @@ const DEAL_LINKS: [&str; 3] = ["Shop now", "See the deal", "View offer"];
 const WELCOMES: [&str; 5] = ["Welcome back", "Welcome to GShopping", "Hello again", "Good to see you", "Sign in to continue"];
 const FOOTER_LINKS: [&str; 8] = ["About", "Contact", "Privacy", "Terms", "Help", "Returns", "Careers", "Shipping"];
 const NAV_LINKS: [&str; 5] = ["Home", "Login", "Account", "Cart", "Checkout"];
+const BRAND: &str = "GShopping";
 const CENTS: [u32; 4] = [0, 49, 95, 99];
 /// Number of image colour classes (`c0`..`c7`) the page's stylesheet defines.
 const IMAGE_COLOURS: usize = 8;
 
 struct Renderer {
     rng: Rng,
-    out: String,
+    tree: Tree,
 }
 
 impl Renderer {
-    fn push(&mut self, s: &str) {
-        self.out.push_str(s);
+    fn push(&mut self, parent: usize, el: Element) -> usize {
+        self.tree.push(Some(parent), el)
     }
 
     /// `k` distinct indices below `n`, in random order.
@@ -269,204 +492,325 @@ impl Renderer {
         if dollars == 50 { 5000 } else { dollars * 100 + cents }
     }
 
-    fn image(&mut self, extra_class: &str, label: &str) {
+    fn image(&mut self, parent: usize, b: Bounds, extra_class: &str, label: &str) {
         let c = self.rng.below(IMAGE_COLOURS);
-        self.push(&format!(r#"<div class="img {} c{c}" role="img" aria-label="{}"></div>"#, escape(extra_class), escape(label)));
+        self.push(
+            parent,
+            Element::new("div", b).class(&format!("img {extra_class} c{c}")).attr("role", "img").attr("aria-label", label),
+        );
     }
 
-    fn primitive(&mut self, prim: &Primitive, page: u32, occ: u32, last: bool) {
+    /// Renders one primitive in `slot` (its left, top and width; the height is the primitive's
+    /// own) under `parent`, and returns its height.
+    fn primitive(&mut self, parent: usize, slot: Bounds, prim: &Primitive, page: u32, occ: u32, last: bool) -> i32 {
         let name = prim.name;
         let group = format!("group_{name}_p{page}");
         let passive = format!("actionable_{name}_p{page}");
-        let label = escape(prim.label);
+        let label = prim.label;
+        let at = |h: i32| Bounds::new(slot.left, slot.top, slot.width, h);
         match prim.kind {
             Kind::Input(t) => {
                 let id = active_id(prim, occ);
                 let key = prim.field.expect("inputs are fields");
-                let min = if t == super::primitive::InputType::Number { r#" min="1""# } else { "" };
-                self.push(&format!(
-                    r#"<div id="{group}" class="form-group"><label for="{id}">{label}</label><input class="form-control" type="{}" id="{id}" data-field="{}" placeholder="{label}" name="{}" aria-label="{label}"{min}></div>"#,
-                    t.html(),
-                    escape(key),
-                    escape(name)
-                ));
+                let g = layout::text_field(slot.width);
+                let w = self.push(parent, Element::new("div", at(g.height)).id(group).class("form-group"));
+                self.push(w, Element::new("label", g.label).attr("for", id.clone()).line(label));
+                let mut input = Element::new("input", g.control).class("form-control");
+                input = match t {
+                    // A number field is a text field that asks for digits: Chrome filters and
+                    // localises what is typed into `type=number` in ways a simulator cannot
+                    // follow exactly, and agents type anything into any field.
+                    InputType::Number => input.attr("type", "text").attr("inputmode", "numeric"),
+                    _ => input.attr("type", t.html()),
+                };
+                self.push(
+                    w,
+                    input
+                        .id(id)
+                        .attr("data-field", key)
+                        .attr("placeholder", label)
+                        .attr("name", name)
+                        .attr("aria-label", label),
+                );
+                g.height
             }
             Kind::Select => {
                 let id = active_id(prim, occ);
                 let key = prim.field.expect("selects are fields");
-                self.push(&format!(
-                    r#"<div id="{group}" class="form-group"><label for="{id}">{label}</label><select class="form-control" id="{id}" data-field="{}" name="{}" aria-label="{label}"><option value="" disabled selected>Choose…</option>"#,
-                    escape(key),
-                    escape(name)
-                ));
+                let g = layout::text_field(slot.width);
+                let w = self.push(parent, Element::new("div", at(g.height)).id(group).class("form-group"));
+                self.push(w, Element::new("label", g.label).attr("for", id.clone()).line(label));
+                let sel = self.push(
+                    w,
+                    Element::new("select", g.control)
+                        .class("form-control")
+                        .id(id)
+                        .attr("data-field", key)
+                        .attr("name", name)
+                        .attr("aria-label", label),
+                );
+                self.push(sel, Element::option("", "Choose…").flag("disabled").flag("selected"));
                 for o in profile::options(key).expect("select fields have options") {
-                    let o = escape(o);
-                    self.push(&format!(r#"<option value="{o}">{o}</option>"#));
+                    self.push(sel, Element::option(o, o));
                 }
-                self.push("</select></div>");
+                g.height
             }
             Kind::Checkbox => {
                 let id = active_id(prim, occ);
                 let key = prim.field.expect("checkboxes are fields");
-                self.push(&format!(
-                    r#"<div id="{group}" class="form-check"><input type="checkbox" class="form-check-input" id="{id}" data-field="{}" name="{}" aria-label="{label}"><label class="form-check-label" for="{id}">{label}</label></div>"#,
-                    escape(key),
-                    escape(name)
-                ));
+                let g = layout::checkbox(slot.width);
+                let w = self.push(parent, Element::new("div", at(g.height)).id(group).class("form-check"));
+                self.push(
+                    w,
+                    Element::new("input", g.input)
+                        .attr("type", "checkbox")
+                        .class("form-check-input")
+                        .id(id.clone())
+                        .attr("data-field", key)
+                        .attr("name", name)
+                        .attr("aria-label", label),
+                );
+                self.push(w, Element::new("label", g.label).class("form-check-label").attr("for", id).line(label));
+                g.height
             }
             Kind::Radio => {
                 let id = active_id(prim, occ);
                 let key = prim.field.expect("radio groups are fields");
-                self.push(&format!(
-                    r#"<div id="{group}" class="form-group"><div class="group-label">{label}</div><div id="{id}" class="{}root radio-group" data-field="{}" role="radiogroup" aria-label="{label}">"#,
-                    escape(name),
-                    escape(key)
-                ));
-                for (k, o) in profile::options(key).expect("radio fields have options").iter().enumerate() {
-                    let o = escape(o);
-                    self.push(&format!(
-                        r#"<div class="form-check"><input type="radio" class="form-check-input" name="{}_{occ}" id="{id}_i{k}" value="{o}"><label class="form-check-label" for="{id}_i{k}">{o}</label></div>"#,
-                        escape(name)
-                    ));
+                let options = profile::options(key).expect("radio fields have options");
+                let g = layout::radio_group(slot.width, options);
+                let w = self.push(parent, Element::new("div", at(g.height)).id(group).class("form-group"));
+                self.push(w, Element::new("div", g.title).class("group-label").line(label));
+                let rg = self.push(
+                    w,
+                    Element::new("div", g.group)
+                        .id(id.clone())
+                        .class(&format!("{name}root radio-group"))
+                        .attr("data-field", key)
+                        .attr("role", "radiogroup")
+                        .attr("aria-label", label),
+                );
+                for (k, (o, (cell, input, lab))) in options.iter().zip(&g.items).enumerate() {
+                    let item = self.push(rg, Element::new("div", *cell).class("form-check"));
+                    let rid = format!("{id}_i{k}");
+                    self.push(
+                        item,
+                        Element::new("input", *input)
+                            .attr("type", "radio")
+                            .class("form-check-input")
+                            .attr("name", format!("{name}_{occ}"))
+                            .id(rid.clone())
+                            .attr("value", *o),
+                    );
+                    self.push(item, Element::new("label", *lab).class("form-check-label").attr("for", rid).line(*o));
                 }
-                self.push("</div></div>");
+                g.height
             }
-            Kind::NextButton => {
-                let link = if last { String::new() } else { format!(r#" data-next="{}""#, page + 1) };
-                self.push(&format!(
-                    r#"<div id="{group}"><button type="button" id="{passive}" class="btn btn-primary btn-block"{link}>{label}</button></div>"#
-                ));
+            Kind::NextButton | Kind::SubmitButton => {
+                let b = layout::block_button(slot.width);
+                let w = self.push(parent, Element::new("div", at(b.height)).id(group));
+                let mut button = Element::new("button", b)
+                    .attr("type", "button")
+                    .id(passive)
+                    .class("btn btn-primary btn-block")
+                    .text(label);
+                // Next buttons open the following page except on the last; submit buttons submit
+                // only there.
+                button = match (prim.kind, last) {
+                    (Kind::NextButton, false) => button.attr("data-next", (page + 1).to_string()),
+                    (Kind::SubmitButton, true) => button.flag("data-submit"),
+                    _ => button,
+                };
+                self.push(w, button);
+                b.height
             }
-            Kind::SubmitButton => {
-                let link = if last { " data-submit" } else { "" };
-                self.push(&format!(
-                    r#"<div id="{group}"><button type="button" id="{passive}" class="btn btn-primary btn-block"{link}>{label}</button></div>"#
-                ));
-            }
-            Kind::Decoration => self.decoration(prim, &group, &passive),
+            Kind::Decoration => self.decoration(parent, slot, prim, &group, &passive),
         }
     }
 
-    fn decoration(&mut self, prim: &Primitive, group: &str, passive: &str) {
+    fn decoration(&mut self, parent: usize, slot: Bounds, prim: &Primitive, group: &str, passive: &str) -> i32 {
         let name = prim.name;
-        let end = if prim.end_on_click { format!(r#" data-end="{}""#, escape(name)) } else { String::new() };
+        let wrapper = |tag: &'static str, h: i32, class: &str| {
+            let el = Element::new(tag, Bounds::new(slot.left, slot.top, slot.width, h)).id(group).class(class);
+            if prim.end_on_click { el.attr("data-end", name) } else { el }
+        };
         match name {
             "navbar" => {
-                self.push(&format!(
-                    r##"<nav id="{group}" class="navbar"{end}><a href="#" id="{passive}" class="navbar-brand">GShopping</a><div class="navbar-nav">"##
-                ));
-                for (i, l) in NAV_LINKS.iter().enumerate() {
-                    let active = if i == 0 { " active" } else { "" };
-                    self.push(&format!(r##"<a href="#" id="{passive}_i{i}" class="nav-link{active}">{}</a>"##, escape(l)));
+                let g = layout::navbar(slot.width, BRAND, &NAV_LINKS);
+                let w = self.push(parent, wrapper("nav", g.height, "navbar"));
+                self.push(w, Element::new("a", g.brand).attr("href", "#").id(passive).class("navbar-brand").line(BRAND));
+                let nav = self.push(w, Element::new("div", g.nav).class("navbar-nav"));
+                for (i, (l, b)) in NAV_LINKS.iter().zip(&g.links).enumerate() {
+                    let class = if i == 0 { "nav-link active" } else { "nav-link" };
+                    self.push(nav, Element::new("a", *b).attr("href", "#").id(format!("{passive}_i{i}")).class(class).line(*l));
                 }
-                self.push("</div></nav>");
+                g.height
             }
             "carousel" => {
                 let slides = self.distinct(SLIDES.len(), 5);
                 let shown = self.rng.below(slides.len());
                 let (title, sub) = SLIDES[slides[shown]];
-                self.push(&format!(r#"<div id="{group}" class="carousel"{end}><div class="carousel-inner">"#));
-                self.image("slide", title);
-                self.push(&format!(
-                    r#"<div class="carousel-caption"><h6>{}</h6><p>{}</p></div></div>"#,
-                    escape(title),
-                    escape(sub)
-                ));
-                self.push(&format!(
-                    r##"<a href="#" id="{passive}" class="carousel-control prev" aria-label="Previous">‹</a><a href="#" id="{passive}_next" class="carousel-control next" aria-label="Next">›</a><div class="carousel-indicators">"##
-                ));
-                for i in 0..slides.len() {
-                    let active = if i == shown { " active" } else { "" };
-                    self.push(&format!(r#"<span class="dot{active}"></span>"#));
+                let g = layout::carousel(slot.width, slides.len());
+                let w = self.push(parent, wrapper("div", g.height, "carousel"));
+                let inner = self.push(w, Element::new("div", g.inner).class("carousel-inner"));
+                self.image(inner, g.image, "slide", title);
+                let cap = self.push(inner, Element::new("div", g.caption).class("carousel-caption"));
+                self.push(cap, Element::new("h6", g.title).line(title));
+                self.push(cap, Element::new("p", g.subtitle).line(sub));
+                self.push(
+                    w,
+                    Element::new("a", g.prev)
+                        .attr("href", "#")
+                        .id(passive)
+                        .class("carousel-control prev")
+                        .attr("aria-label", "Previous")
+                        .line("‹"),
+                );
+                self.push(
+                    w,
+                    Element::new("a", g.next)
+                        .attr("href", "#")
+                        .id(format!("{passive}_next"))
+                        .class("carousel-control next")
+                        .attr("aria-label", "Next")
+                        .line("›"),
+                );
+                let dots = self.push(w, Element::new("div", g.indicators).class("carousel-indicators"));
+                for (i, b) in g.dots.iter().enumerate() {
+                    self.push(dots, Element::new("span", *b).class(if i == shown { "dot active" } else { "dot" }));
                 }
-                self.push("</div></div>");
+                g.height
             }
             "deck" => {
-                self.push(&format!(r#"<div id="{group}" class="deck"{end}>"#));
                 let items = self.distinct(PRODUCTS.len(), 4);
-                for (i, &item) in items.iter().enumerate() {
+                let (cards, height) = layout::deck(slot.width, items.len());
+                let w = self.push(parent, wrapper("div", height, "deck"));
+                for (i, (&item, g)) in items.iter().zip(&cards).enumerate() {
                     let title = PRODUCTS[item];
                     let price = self.price();
                     let blurb = self.pick(&BLURBS);
                     let stars = 3 + self.rng.below(3);
-                    self.push(r#"<div class="card">"#);
-                    self.image("card-img", title);
+                    let card = self.push(w, Element::new("div", g.card).class("card"));
+                    self.image(card, g.image, "card-img", title);
                     let id = if i == 0 { passive.to_string() } else { format!("{passive}_i{i}") };
-                    self.push(&format!(
-                        r##"<div class="card-body"><a href="#" id="{id}" class="card-title">{}</a><div class="price">{}</div><p class="card-text">{}</p><div class="stars" aria-label="{stars} out of 5 stars">{}</div></div></div>"##,
-                        escape(title),
-                        dollars(price),
-                        escape(blurb),
-                        "★".repeat(stars) + &"☆".repeat(5 - stars)
-                    ));
+                    let body = self.push(card, Element::new("div", g.body).class("card-body"));
+                    self.push(body, Element::new("a", g.title).attr("href", "#").id(id).class("card-title").line(title));
+                    self.push(body, Element::new("div", g.price).class("price").line(dollars(price)));
+                    self.push(body, Element::new("p", g.text).class("card-text").text(blurb));
+                    self.push(
+                        body,
+                        Element::new("div", g.stars)
+                            .class("stars")
+                            .attr("aria-label", format!("{stars} out of 5 stars"))
+                            .line("★".repeat(stars) + &"☆".repeat(5 - stars)),
+                    );
                 }
-                self.push("</div>");
+                height
             }
             "dealmedia" => {
                 let item = PRODUCTS[self.rng.below(PRODUCTS.len())];
                 let title = self.pick(&DEAL_TITLES);
                 let off = 10 + 5 * self.rng.below(9);
                 let link = self.pick(&DEAL_LINKS);
-                self.push(&format!(r#"<div id="{group}" class="media"{end}>"#));
-                self.image("media-img", item);
-                self.push(&format!(
-                    r##"<div class="media-body"><h6 class="media-title">{}</h6><p>{}, now {off}% off.</p><a href="#" id="{passive}">{}</a></div></div>"##,
-                    escape(title),
-                    escape(item),
-                    escape(link)
-                ));
+                let g = layout::media(slot.width, link);
+                let w = self.push(parent, wrapper("div", g.height, "media"));
+                self.image(w, g.image, "media-img", item);
+                let body = self.push(w, Element::new("div", g.body).class("media-body"));
+                self.push(body, Element::new("h6", g.title).class("media-title").line(title));
+                self.push(body, Element::new("p", g.text).line(format!("{item}, now {off}% off.")));
+                self.push(body, Element::new("a", g.link).attr("href", "#").id(passive).line(link));
+                g.height
             }
             "cart" => {
                 let n = 2 + self.rng.below(3);
                 let items = self.distinct(PRODUCTS.len(), n);
-                self.push(&format!(
-                    r#"<div id="{group}" class="cart"{end}><h6 class="cart-title">Your cart <span class="badge">{n}</span></h6><ul class="cart-list">"#
-                ));
-                let mut total = 0;
-                for (i, &item) in items.iter().enumerate() {
-                    let price = self.price();
-                    total += price;
+                let prices: Vec<u32> = (0..n).map(|_| self.price()).collect();
+                let g = layout::cart(slot.width, n, "Your cart", &n.to_string());
+                let w = self.push(parent, wrapper("div", g.height, "cart"));
+                let title = self.push(w, Element::new("h6", g.title).class("cart-title"));
+                self.push(title, Element::new("span", g.label).class("cart-label").line("Your cart"));
+                self.push(title, Element::new("span", g.badge).class("badge").line(n.to_string()));
+                let list = self.push(w, Element::new("ul", g.list).class("cart-list"));
+                for (i, ((&item, &price), (row, name_b, price_b, remove_b))) in
+                    items.iter().zip(&prices).zip(&g.items).enumerate()
+                {
+                    let li = self.push(list, Element::new("li", *row).class("cart-item"));
+                    self.push(li, Element::new("span", *name_b).class("item-name").line(PRODUCTS[item]));
+                    self.push(li, Element::new("span", *price_b).class("item-price").line(dollars(price)));
                     let id = if i == 0 { passive.to_string() } else { format!("{passive}_i{i}") };
-                    self.push(&format!(
-                        r##"<li class="cart-item"><span class="item-name">{}</span><span class="item-price">{}</span><a href="#" id="{id}" class="remove">Remove</a></li>"##,
-                        escape(PRODUCTS[item]),
-                        dollars(price)
-                    ));
+                    self.push(li, Element::new("a", *remove_b).attr("href", "#").id(id).class("remove").line("Remove"));
                 }
-                self.push(&format!(
-                    r#"</ul><div class="promo"><input type="text" class="form-control" id="{passive}_promo" placeholder="Promo code" aria-label="Promo code"><button type="button" id="{passive}_redeem" class="btn btn-secondary">Redeem</button></div><div class="cart-total"><span>Total</span><b>{}</b></div></div>"#,
-                    dollars(total)
-                ));
+                let promo = self.push(w, Element::new("div", g.promo).class("promo"));
+                self.push(
+                    promo,
+                    Element::new("input", g.promo_input)
+                        .attr("type", "text")
+                        .class("form-control")
+                        .id(format!("{passive}_promo"))
+                        .attr("placeholder", "Promo code")
+                        .attr("aria-label", "Promo code"),
+                );
+                self.push(
+                    promo,
+                    Element::new("button", g.redeem)
+                        .attr("type", "button")
+                        .id(format!("{passive}_redeem"))
+                        .class("btn btn-secondary")
+                        .text("Redeem"),
+                );
+                let total = self.push(w, Element::new("div", g.total).class("cart-total"));
+                self.push(total, Element::new("span", g.total_label).line("Total"));
+                self.push(total, Element::new("b", g.total_value).line(dollars(prices.iter().sum())));
+                g.height
             }
             "footer1" => {
-                let links = self.distinct(FOOTER_LINKS.len(), 4);
-                self.push(&format!(r#"<footer id="{group}" class="footer"{end}>"#));
-                for (i, &l) in links.iter().enumerate() {
+                let links: Vec<&str> = self.distinct(FOOTER_LINKS.len(), 4).into_iter().map(|l| FOOTER_LINKS[l]).collect();
+                let g = layout::footer(slot.width, &links);
+                let w = self.push(parent, wrapper("footer", g.height, "footer"));
+                for (i, (l, b)) in links.iter().zip(&g.links).enumerate() {
                     let id = if i == 0 { passive.to_string() } else { format!("{passive}_i{i}") };
-                    self.push(&format!(r##"<a href="#" id="{id}">{}</a>"##, escape(FOOTER_LINKS[l])));
+                    self.push(w, Element::new("a", *b).attr("href", "#").id(id).line(*l));
                 }
-                self.push(r#"<div class="copyright">© 2027 GShopping</div></footer>"#);
+                self.push(w, Element::new("div", g.copyright).class("copyright").line("© 2027 GShopping"));
+                g.height
             }
             "forgotpassowrd" | "forgotusername" => {
-                self.push(&format!(
-                    r##"<div id="{group}" class="forgot"{end}><a href="#" id="{passive}">{}</a></div>"##,
-                    escape(prim.label)
-                ));
+                let (line, link) = layout::link_line(slot.width, prim.label);
+                let w = self.push(parent, wrapper("div", line.height, "forgot"));
+                self.push(w, Element::new("a", link).attr("href", "#").id(passive).line(prim.label));
+                line.height
             }
             "header" | "header_login" | "header_select_items" => {
                 let title = match name {
                     "header" => self.pick(&WELCOMES),
                     _ => prim.label,
                 };
-                self.push(&format!(
-                    r#"<div id="{group}" class="page-header"{end}><h5 id="{passive}">{}</h5></div>"#,
-                    escape(title)
-                ));
+                let b = layout::header(slot.width);
+                let w = self.push(parent, wrapper("div", b.height, "page-header"));
+                self.push(w, Element::new("h5", b).id(passive).line(title));
+                b.height
             }
             "inpgroup1" => {
-                self.push(&format!(
-                    r#"<div id="{group}" class="input-group"{end}><input type="text" class="form-control" id="{passive}" name="search" placeholder="Search" aria-label="Search"><button type="button" id="{passive}_go" class="btn btn-secondary">Go</button></div>"#
-                ));
+                let g = layout::search_bar(slot.width);
+                let w = self.push(parent, wrapper("div", g.height, "input-group"));
+                self.push(
+                    w,
+                    Element::new("input", g.input)
+                        .attr("type", "text")
+                        .class("form-control")
+                        .id(passive)
+                        .attr("name", "search")
+                        .attr("placeholder", "Search")
+                        .attr("aria-label", "Search"),
+                );
+                self.push(
+                    w,
+                    Element::new("button", g.button)
+                        .attr("type", "button")
+                        .id(format!("{passive}_go"))
+                        .class("btn btn-secondary")
+                        .text("Go"),
+                );
+                g.height
             }
             other => unreachable!("no decoration named {other}"),
         }
