@@ -53,6 +53,33 @@ pub struct Counters {
     pub episodes: u64,
 }
 
+/// How the message of a refused update (or step) begins when a number in it is not finite (NaN
+/// or infinite). Such a run cannot go on as it is, and another device would not help: the
+/// learner tells this apart from a device failure by this prefix.
+pub const NOT_FINITE: &str = "training hit a number that is not finite";
+
+/// The end of a refused update's message.
+const KEPT: &str = "the network, Adam's moments and the priorities were left as they were before this update";
+
+/// Σ |gradient| over every parameter of `model`, as a [1] tensor: NaN or infinite exactly when
+/// some gradient is (or when they are too large to add up, which is as bad).
+fn grad_abs_sum(model: &DomQNetModel, grads: &GradientsParams, device: &Device) -> Tensor<1> {
+    struct Sum<'a> {
+        grads: &'a GradientsParams,
+        total: Tensor<1>,
+    }
+    impl ModuleVisitor for Sum<'_> {
+        fn visit_float<const D: usize>(&mut self, p: &Param<Tensor<D>>) {
+            if let Some(g) = self.grads.get::<D>(p.id) {
+                self.total = self.total.clone() + g.abs().sum();
+            }
+        }
+    }
+    let mut sum = Sum { grads, total: Tensor::zeros([1], device) };
+    model.visit(&mut sum);
+    sum.total
+}
+
 /// What one update did.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct UpdateStats {
@@ -216,11 +243,17 @@ impl DomQNetAgent {
 
     /// Reports the outcome of `actor`'s last exploring action, with the step's learning reward
     /// ([`crate::env::Step::learning_reward`]). With `clamp_negative_rewards` (the paper's 0/1
-    /// rewards) negative rewards count as 0.
-    pub fn observe(&mut self, actor: usize, reward: f64, next: &Encoded, done: bool) {
+    /// rewards) negative rewards count as 0. A reward that is not a finite number (a broken page
+    /// can report one) is refused and nothing is stored: in the replay it would poison every
+    /// update that samples it.
+    pub fn observe(&mut self, actor: usize, reward: f64, next: &Encoded, done: bool) -> Result<(), String> {
         let clamp = self.cfg.clamp_negative_rewards;
-        let Some(a) = self.actors.get_mut(actor) else { return };
-        let Some((state, action)) = a.pending.take() else { return };
+        // `max` would turn NaN into 0: check the reward as it came, and as the f32 it is stored as.
+        if !reward.is_finite() || !(reward as f32).is_finite() {
+            return Err(format!("{NOT_FINITE}: the environment gave the reward {reward}; the step was not stored"));
+        }
+        let Some(a) = self.actors.get_mut(actor) else { return Ok(()) };
+        let Some((state, action)) = a.pending.take() else { return Ok(()) };
         let reward = if clamp { reward.max(0.0) } else { reward } as f32;
         let next = Arc::new(next.features.clone());
         for t in a.nstep.push(state, action, reward, &next, done) {
@@ -228,6 +261,7 @@ impl DomQNetAgent {
         }
         self.counters.env_steps += 1;
         self.counters.episodes += done as u64;
+        Ok(())
     }
 
     /// Forgets `actor`'s unfinished steps (an episode cut short by an error, say).
@@ -254,6 +288,12 @@ impl DomQNetAgent {
         let b = cfg.batch_size;
         let batch = self.replay.sample(b, cfg.priority_beta);
         let trans: Vec<Transition> = batch.indices.iter().map(|&i| self.replay.get(i).clone()).collect();
+        if let Some(t) = trans.iter().find(|t| !t.reward.is_finite() || !t.discount.is_finite()) {
+            return Err(format!(
+                "{NOT_FINITE}: a stored transition has the return {} and the discount {}; {KEPT}",
+                t.reward, t.discount
+            ));
+        }
         let device = self.model().device();
         let plain = device.clone().without_autodiff();
         let col_i = |v: Vec<i64>| Tensor::<2, Int>::from_data(TensorData::new(v.clone(), [v.len(), 1]), &plain);
@@ -291,10 +331,33 @@ impl DomQNetAgent {
         let loss = (per_sample * col_f(batch.weights.clone())).mean();
         let loss_value = loss.clone().detach();
         let grads = GradientsParams::from_grads(loss.backward(), &model);
-        self.model = Some(self.optim.step(cfg.learning_rate, model, grads));
+        let grad_abs = grad_abs_sum(&model, &grads, &plain);
 
-        let td_abs: Vec<f32> = read(td.abs()).await?;
-        let loss = read(loss_value.reshape([1, 1])).await?[0];
+        // Read before the step: an update with a number that is not finite must not reach the
+        // weights, Adam's moments or the priorities (one NaN spreads to all of them).
+        let reads = async {
+            let td_abs: Vec<f32> = read(td.abs()).await?;
+            let loss = read(loss_value.reshape([1, 1])).await?[0];
+            let grad_abs = read(grad_abs.reshape([1, 1])).await?[0];
+            Ok::<_, String>((td_abs, loss, grad_abs))
+        };
+        let (td_abs, loss, grad_abs) = match reads.await {
+            Ok(values) => values,
+            Err(e) => {
+                self.model = Some(model);
+                return Err(e);
+            }
+        };
+        let bad_td = td_abs.iter().filter(|x| !x.is_finite()).count();
+        if !loss.is_finite() || bad_td > 0 || !grad_abs.is_finite() {
+            self.model = Some(model);
+            return Err(format!(
+                "{NOT_FINITE}: the update's loss is {loss}, {bad_td} of its {b} TD errors are not finite, and its \
+                 gradients are {} (Q-values overflow when rewards or the learning rate are too large); {KEPT}",
+                if grad_abs.is_finite() { "finite" } else { "not" }
+            ));
+        }
+        self.model = Some(self.optim.step(cfg.learning_rate, model, grads));
         self.replay.update(&batch.indices, &td_abs)?;
         self.counters.updates += 1;
         if self.counters.updates % cfg.target_sync as u64 == 0 {
@@ -302,7 +365,7 @@ impl DomQNetAgent {
         }
         Ok(Some(UpdateStats {
             loss,
-            mean_abs_td: td_abs.iter().sum::<f32>() / b as f32,
+            mean_abs_td: (td_abs.iter().map(|&x| x as f64).sum::<f64>() / b as f64) as f32,
             positives_in_batch: trans.iter().filter(|t| t.reward > 0.0).count() as u32,
         }))
     }
@@ -476,6 +539,44 @@ mod tests {
             // 0.9 × −1e9 and the loss is about 1e9.
             assert!(stats.loss.is_finite() && stats.loss < 100.0, "loss {}", stats.loss);
             assert!(stats.mean_abs_td < 100.0, "|td| {}", stats.mean_abs_td);
+        }
+    }
+
+    #[test]
+    fn an_update_with_numbers_that_are_not_finite_is_refused_and_changes_nothing() {
+        // A reward that is not a number (what a broken page could report), and one so large that
+        // the batch's loss overflows: either used to reach the weights, Adam's moments and the
+        // replay's priorities, and the next sample panicked on the NaN total.
+        for reward in [f32::NAN, f32::MAX] {
+            let cfg = small(11);
+            let mut agent = DomQNetAgent::new(cfg.clone(), &Device::flex().autodiff()).unwrap();
+            fill(&mut agent, false);
+            block_on(agent.learn()).unwrap().expect("a good update first, so Adam has moments");
+            let probe = states(&mut agent, 2);
+            let feats: Vec<&StateFeatures> = probe.iter().map(|e| &e.features).collect();
+            let p = pack(&feats, &cfg, &mut Rng::new(0));
+            let online_q = |a: &DomQNetAgent| values(a.model().valid().forward(&p, false).dom);
+            let (q_before, adam_before) = (online_q(&agent), block_on(agent.optimizer_state()).unwrap());
+            let updates = agent.counters.updates;
+
+            // Every slot now holds such a transition (the ring of 64 is overwritten).
+            let state = Arc::new(probe[0].features.clone());
+            for _ in 0..cfg.replay_capacity {
+                let action = DqnAction { leaf: 0, token: 0, mode: Mode::Click };
+                agent.replay_mut().push(Transition { state: state.clone(), action, reward, next: None, discount: 0.9 });
+            }
+            let priorities: Vec<f64> = (0..cfg.replay_capacity).map(|i| agent.replay().priority(i)).collect();
+            for _ in 0..3 {
+                let err = block_on(agent.learn()).expect_err("the update is refused");
+                assert!(err.starts_with(NOT_FINITE), "{reward}: {err}");
+                // NaN is caught on the host before any work; f32::MAX only once the loss overflows.
+                assert!(err.contains(if reward.is_nan() { "the return NaN" } else { "loss is inf" }), "{err}");
+            }
+            assert_eq!(online_q(&agent), q_before, "{reward}: the network is the one before");
+            assert_eq!(block_on(agent.optimizer_state()).unwrap(), adam_before, "{reward}: and so are Adam's moments");
+            assert_eq!(agent.counters.updates, updates);
+            let after: Vec<f64> = (0..cfg.replay_capacity).map(|i| agent.replay().priority(i)).collect();
+            assert_eq!(after, priorities, "{reward}: no priority changed");
         }
     }
 

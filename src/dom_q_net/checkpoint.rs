@@ -354,7 +354,7 @@ mod tests {
             let d = block_on(agent.act(0, &enc, true)).unwrap();
             let s = block_on(env.step(&d.env_action)).unwrap();
             let next = agent.encode(&s.observation);
-            agent.observe(0, s.raw_reward, &next, s.done);
+            agent.observe(0, s.raw_reward, &next, s.done).unwrap();
             block_on(agent.learn()).unwrap();
             obs = if s.done { block_on(env.reset(&spec, 2 + step)).unwrap() } else { s.observation };
         }

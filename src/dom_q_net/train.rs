@@ -222,7 +222,10 @@ impl Trainer {
                         if step.observation.dom.nodes.is_empty() { run.state.clone() } else { agent.encode(&step.observation) };
                     let steps = run.steps + 1;
                     let cut = !step.done && steps >= max_steps;
-                    agent.observe(k, step.learning_reward(), &next, step.done || cut);
+                    if let Err(e) = agent.observe(k, step.learning_reward(), &next, step.done || cut) {
+                        agent.abandon_episode(k);
+                        return Err(failed(e));
+                    }
                     progress[k].frames += 1;
                     let env_ms = clock() - t1;
                     let mut control = on_event(TrainEvent::Step { task: k, decision: &decision, step: &step, act_ms, env_ms });
@@ -416,6 +419,53 @@ mod tests {
         let steps: Vec<usize> =
             log.borrow().iter().filter_map(|c| if let Call::Step { task } = c { Some(*task) } else { None }).collect();
         assert_eq!(steps, [0, 1, 2, 0, 1, 2]);
+    }
+
+    /// A page whose reward is not a number after a few steps.
+    struct NanReward {
+        inner: SimEnv,
+        steps: u32,
+    }
+
+    impl Environment for NanReward {
+        async fn reset(&mut self, task: &TaskSpec, seed: u32) -> Result<Observation, EnvError> {
+            self.inner.reset(task, seed).await
+        }
+        async fn step(&mut self, action: &Action) -> Result<Step, EnvError> {
+            let mut step = self.inner.step(action).await?;
+            self.steps += 1;
+            if self.steps >= 20 {
+                step.raw_reward = f64::NAN;
+                step.shaped_reward = None;
+            }
+            Ok(step)
+        }
+    }
+
+    #[test]
+    fn a_reward_that_is_not_a_number_stops_the_run_with_a_message() {
+        // Clamping to 0/1 used to turn NaN into 0 without a word (`NaN.max(0.0)` is 0); without
+        // clamping NaN reached the replay and poisoned the network.
+        for clamp in [true, false] {
+            let cfg = DqnConfig {
+                batch_size: 4,
+                replay_capacity: 64,
+                learning_starts: 0,
+                dom_hidden: 16,
+                token_hidden: 8,
+                mode_hidden: 8,
+                clamp_negative_rewards: clamp,
+                ..DqnConfig::default()
+            };
+            let mut agent = DomQNetAgent::new(cfg, &Device::flex().autodiff()).unwrap();
+            let mut envs = [NanReward { inner: SimEnv::new(None), steps: 0 }];
+            let mut trainer = Trainer::new(vec![SimEnv::spec("sim-click")], 3);
+            let result = block_on(trainer.run(&mut agent, &mut envs, 100, |_| Control::Continue));
+            let err = result.expect_err("the run stops").to_string();
+            assert!(err.contains(crate::dom_q_net::agent::NOT_FINITE) && err.contains("reward NaN"), "{err}");
+            assert_eq!(agent.counters.env_steps, 19, "the NaN step was not stored");
+            assert!(agent.counters.updates > 0);
+        }
     }
 
     #[test]

@@ -20,7 +20,7 @@ use wasm_bindgen_futures::future_to_promise;
 
 use super::remote::{RemoteEnv, to_js};
 use super::util::{now_ms, sleep};
-use crate::dom_q_net::agent::probe_update;
+use crate::dom_q_net::agent::{NOT_FINITE, probe_update};
 use crate::dom_q_net::checkpoint::{Checkpoint, Precision};
 use crate::dom_q_net::replay::StoredTransition;
 use crate::dom_q_net::train::{Control, TaskProgress, TrainEvent, Trainer, TrainerState, evaluate};
@@ -496,6 +496,18 @@ async fn run(
             .await;
 
         if let Err(e) = result {
+            // A number that is not finite (a NaN reward, an overflowing update) is no device
+            // failure: the agent refused it and kept its network, but going on (here or on the
+            // CPU) would meet it again. Stop, and save nothing more: the page keeps the run's
+            // last snapshot, from before it.
+            if let crate::env::EnvError::Browser(m) = &e {
+                if let Some(why) = m.strip_prefix("agent: ").filter(|m| m.starts_with(NOT_FINITE)) {
+                    return Err(format!(
+                        "{why}. Training stopped at update {}; the run's last snapshot, from before this, is kept",
+                        agent.counters.updates
+                    ));
+                }
+            }
             let agent_failed = matches!(&e, crate::env::EnvError::Browser(m) if m.starts_with("agent:"));
             if backend == "webgpu" && agent_failed {
                 // The GPU went away: carry on with the CPU from the last good checkpoint.
