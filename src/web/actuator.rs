@@ -134,9 +134,13 @@ fn replace_text(el: &Element, value: &str, doc: &Document) -> Result<(), EnvErro
     } else if let Some(t) = as_html_tag::<HtmlTextAreaElement>(el, "TEXTAREA") {
         t.select();
     }
-    let html_doc: &HtmlDocument = doc.unchecked_ref();
-    let command = if value.is_empty() { "delete" } else { "insertText" };
-    let _ = html_doc.exec_command_with_show_ui_and_value(command, false, value);
+    // execCommand edits wherever the document's selection is: only when the field took focus
+    // (a hidden one cannot) is that the field itself; otherwise the fallback below sets it.
+    if has_focus(el, doc) {
+        let html_doc: &HtmlDocument = doc.unchecked_ref();
+        let command = if value.is_empty() { "delete" } else { "insertText" };
+        let _ = html_doc.exec_command_with_show_ui_and_value(command, false, value);
+    }
     if current_value(el).as_deref() != Some(value) {
         // Fields execCommand cannot edit: set the value and say so with an input event.
         set_value(el, value);
@@ -307,8 +311,15 @@ fn type_text(el: &Element, text: &str, doc: &Document) -> Result<(), EnvError> {
     } else {
         None
     };
-    let html_doc: &HtmlDocument = doc.unchecked_ref();
-    let inserted = html_doc.exec_command_with_show_ui_and_value("insertText", false, text).unwrap_or(false);
+    // The text goes where the document's selection is, as a keyboard's would: into the text field
+    // last focused when the target takes no text. A field that could not take focus (a hidden
+    // one) is not typed into through another field: the fallback below sets its value.
+    let inserted = if before.is_some() && !has_focus(el, doc) {
+        false
+    } else {
+        let html_doc: &HtmlDocument = doc.unchecked_ref();
+        html_doc.exec_command_with_show_ui_and_value("insertText", false, text).unwrap_or(false)
+    };
     // Fallback for fields execCommand cannot edit (it returns false, or leaves the value as it was).
     if let Some(before) = before {
         let now = current_value(el).unwrap_or_default();
@@ -323,6 +334,10 @@ fn type_text(el: &Element, text: &str, doc: &Document) -> Result<(), EnvError> {
         }
     }
     Ok(())
+}
+
+fn has_focus(el: &Element, doc: &Document) -> bool {
+    doc.active_element().is_some_and(|a| &a == el)
 }
 
 fn current_value(el: &Element) -> Option<String> {
