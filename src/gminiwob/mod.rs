@@ -11,7 +11,9 @@
 //!   fields;
 //! - [`layout`]: every element's box, in integer pixels (no box depends on the browser's fonts);
 //! - [`reward`]: the papers' potential-based reward;
-//! - [`test_sites`]: the 5 test sites × 4 difficulty levels, and the random-design generator.
+//! - [`test_sites`]: the 5 test sites × 4 difficulty levels, and the random-design generator;
+//! - [`sim`]: a native simulator of a rendered site, whose observations and rewards equal the
+//!   live page's (`tests/web_gminiwob_sim.rs` checks it).
 //!
 //! The browser edge loads `tasks/gminiwob.html` (a task page on the lab's own core) and hands it
 //! the rendered site; see `crate::web::env`.
@@ -21,6 +23,7 @@ pub mod layout;
 pub mod primitive;
 pub mod profile;
 pub mod reward;
+pub mod sim;
 pub mod site;
 pub mod test_sites;
 
@@ -28,4 +31,5 @@ pub use design::{Design, DesignError, Placed};
 pub use primitive::{Kind, PRIMITIVES, Primitive};
 pub use profile::Values;
 pub use reward::{FieldState, RewardConfig, Shaper};
+pub use sim::SiteSim;
 pub use site::{FieldKind, Site, SiteField, render};
