@@ -175,7 +175,10 @@ pub fn encode(obs: &Observation, cfg: &NavigatorConfig, vocab: &mut Vocab, grow:
     let mut element_features = Vec::with_capacity(els.len() * ELEMENT_FEATURES);
     for n in &els {
         ids(vocab, &n.tag, t, grow, &mut element_tokens);
-        ids(vocab, &value_text(&n.value), t, grow, &mut element_tokens);
+        // Values typed into fields come from unbounded pools (names, e-mails, card numbers): they
+        // would crowd the site's own words out of a capped vocabulary, so they only join it when
+        // the fields' values are read too.
+        ids(vocab, &value_text(&n.value), t, grow && cfg.field_values, &mut element_tokens);
         ids(vocab, &n.text, t, grow, &mut element_tokens);
         ids(vocab, &n.placeholder, t, grow, &mut element_tokens);
         ids(vocab, &n.classes.join(" "), t, grow, &mut element_tokens);
@@ -295,7 +298,7 @@ pub(crate) mod tests {
                 .collect()
         };
         assert_eq!(attr(0), ["input_text"]);
-        assert_eq!(attr(1), ["bob", "smith"]);
+        assert_eq!(attr(1), ["<unk>", "<unk>"], "typed values do not grow the vocabulary");
         assert!(attr(2).is_empty());
         assert_eq!(attr(3), ["user", "name"]);
         assert_eq!(attr(4), ["form", "-", "control"]);
@@ -304,6 +307,15 @@ pub(crate) mod tests {
         assert_eq!(key, ["username"]);
         assert!(s.any_open());
         assert_eq!(s.choices(), 2 * 2 + 2);
+        // Reading the fields' values, the values typed into elements are words too.
+        let with_values = NavigatorConfig { field_values: true, ..cfg.clone() };
+        let s2 = encode(&observation(), &with_values, &mut vocab, true, &mut EpisodeMemory::default());
+        let value: Vec<&str> = s2.element_tokens[(ATTRIBUTES + 1) * t..(ATTRIBUTES + 2) * t]
+            .iter()
+            .filter(|&&i| i != PAD)
+            .map(|&i| vocab.word(i).unwrap())
+            .collect();
+        assert_eq!(value, ["bob", "smith"]);
     }
 
     #[test]
