@@ -57,6 +57,40 @@ struct State {
     tampered: bool,
 }
 
+/// What the reader reads of an element that never changes: its tag as the reader names it, its
+/// own text (whitespace collapsed), its options' texts, and its labelling attributes.
+#[derive(Clone, Debug, Default)]
+struct Reading {
+    tag: String,
+    text: String,
+    options: Vec<String>,
+    placeholder: String,
+    name: String,
+    aria_label: String,
+}
+
+impl Reading {
+    fn of(tree: &Tree, i: usize) -> Self {
+        let el = &tree.elements[i];
+        let attr = |name: &str| el.attr_value(name).map(collapse).unwrap_or_default();
+        Reading {
+            tag: match el.tag {
+                "input" => format!("INPUT_{}", input_type(el)),
+                t => t.to_ascii_uppercase(),
+            },
+            text: collapse(&el.text),
+            options: if el.tag == "select" {
+                el.children.iter().map(|&o| collapse(&text_content(tree, o))).collect()
+            } else {
+                Vec::new()
+            },
+            placeholder: attr("placeholder"),
+            name: attr("name"),
+            aria_label: attr("aria-label"),
+        }
+    }
+}
+
 /// How the episode ended, as the page's reward globals say.
 #[derive(Clone, Debug, Default)]
 struct Outcome {
@@ -78,6 +112,7 @@ pub struct SiteSim {
     page_of: Vec<Option<u32>>,
     /// The first element with each id.
     by_id: HashMap<String, usize>,
+    reading: Vec<Reading>,
     instruction: Instruction,
     state: Vec<State>,
     focus: Option<usize>,
@@ -106,6 +141,7 @@ impl SiteSim {
             boxes: Vec::new(),
             page_of: Vec::new(),
             by_id: HashMap::new(),
+            reading: Vec::new(),
             instruction: Instruction::default(),
             state: Vec::new(),
             focus: None,
@@ -198,6 +234,7 @@ impl SiteSim {
                 self.by_id.entry(el.id.clone()).or_insert(i);
             }
         }
+        self.reading = (0..tree.elements.len()).map(|i| Reading::of(tree, i)).collect();
         self.instruction = instruction(&self.site);
         self.reset()
     }
@@ -247,11 +284,9 @@ impl SiteSim {
     // ------------------------------------------------------------------ the reader
 
     fn walk(&mut self, i: usize, parent: Option<usize>, nodes: &mut Vec<DomNode>) {
-        let tree = &self.site.tree;
-        let el = &tree.elements[i];
         // Options have no box, hidden pages are display:none, and empty boxes are skipped.
         let Some(b) = self.boxes[i] else { return };
-        if el.tag == "option" || !self.rendered(i) || b.width <= 0 || b.height <= 0 {
+        if self.site.tree.elements[i].tag == "option" || !self.rendered(i) || b.width <= 0 || b.height <= 0 {
             return;
         }
         let node_ref = match self.ref_of[i] {
@@ -264,36 +299,24 @@ impl SiteSim {
             }
         };
         let el = &self.site.tree.elements[i];
+        let read = &self.reading[i];
         let st = &self.state[i];
-        let (tag, value) = match el.tag {
-            "input" => {
-                let kind = input_type(el);
-                let value = if matches!(kind, "checkbox" | "radio") {
-                    NodeValue::Checked(st.checked)
-                } else {
-                    NodeValue::Text(st.value.clone())
-                };
-                (format!("INPUT_{kind}"), value)
-            }
-            "select" => (el.tag.to_ascii_uppercase(), NodeValue::Text(self.select_value(i).to_string())),
-            t => (t.to_ascii_uppercase(), NodeValue::None),
-        };
-        let options = if el.tag == "select" {
-            el.children.iter().map(|&o| collapse(&text_content(tree, o))).collect()
-        } else {
-            Vec::new()
+        let value = match el.tag {
+            "input" if matches!(input_type(el), "checkbox" | "radio") => NodeValue::Checked(st.checked),
+            "input" => NodeValue::Text(st.value.clone()),
+            "select" => NodeValue::Text(self.select_value(i).to_string()),
+            _ => NodeValue::None,
         };
         let mut classes = el.classes.clone();
         if st.visited && !classes.iter().any(|c| c == "visited") {
             classes.push("visited".to_string());
         }
-        let attr = |name: &str| el.attr_value(name).map(collapse).unwrap_or_default();
         let index = nodes.len();
         nodes.push(DomNode {
             r#ref: node_ref,
             parent,
             children: Vec::new(),
-            tag,
+            tag: read.tag.clone(),
             text: String::new(),
             value,
             id: el.id.clone(),
@@ -301,28 +324,29 @@ impl SiteSim {
             rect: Rect { left: b.left as f32, top: b.top as f32, width: b.width as f32, height: b.height as f32 },
             focused: self.focus == Some(i),
             tampered: st.tampered,
-            options,
-            placeholder: attr("placeholder"),
-            name: attr("name"),
-            aria_label: attr("aria-label"),
+            options: read.options.clone(),
+            placeholder: read.placeholder.clone(),
+            name: read.name.clone(),
+            aria_label: read.aria_label.clone(),
             bg_color: String::new(),
             fg_color: String::new(),
         });
         if let Some(p) = parent {
             nodes[p].children.push(index);
         }
-        let children = self.site.tree.elements[i].children.clone();
-        for c in children {
+        for k in 0..self.site.tree.elements[i].children.len() {
+            let c = self.site.tree.elements[i].children[k];
             self.walk(c, Some(index), nodes);
         }
         if nodes[index].children.is_empty() {
+            let read = &self.reading[i];
             let el = &self.site.tree.elements[i];
-            nodes[index].text = if el.tag == "select" && !el.children.is_empty() {
+            nodes[index].text = match read.options.get(self.state[i].selected) {
                 // A select shows its chosen option.
-                let o = el.children[self.state[i].selected];
-                collapse(&text_content(&self.site.tree, o))
-            } else {
-                collapse(&text_content(&self.site.tree, i))
+                Some(chosen) if el.tag == "select" => chosen.clone(),
+                // An element whose children all went unseen: all the text under it.
+                _ if !el.children.is_empty() => collapse(&text_content(&self.site.tree, i)),
+                _ => read.text.clone(),
             };
         }
     }

@@ -242,33 +242,45 @@ impl Tree {
         out.push('<');
         out.push_str(el.tag);
         if !el.id.is_empty() {
-            out.push_str(&format!(r#" id="{}""#, escape(&el.id)));
+            out.push_str(r#" id=""#);
+            escape_into(out, &el.id);
+            out.push('"');
         }
         if !el.classes.is_empty() {
-            out.push_str(&format!(r#" class="{}""#, escape(&el.classes.join(" "))));
+            out.push_str(r#" class=""#);
+            for (k, c) in el.classes.iter().enumerate() {
+                if k > 0 {
+                    out.push(' ');
+                }
+                escape_into(out, c);
+            }
+            out.push('"');
         }
         for a in &el.attrs {
             out.push(' ');
             out.push_str(a.name);
             if let Some(v) = &a.value {
-                out.push_str(&format!(r#"="{}""#, escape(v)));
+                out.push_str("=\"");
+                escape_into(out, v);
+                out.push('"');
             }
         }
         if let Some(b) = el.bounds {
-            out.push_str(&format!(
-                r#" style="left:{}px;top:{}px;width:{}px;height:{}px"#,
-                b.left, b.top, b.width, b.height
-            ));
-            if el.one_line {
-                out.push_str(&format!(";line-height:{}px", b.height));
+            for (name, v) in [(" style=\"left:", b.left), ("px;top:", b.top), ("px;width:", b.width), ("px;height:", b.height)] {
+                out.push_str(name);
+                push_int(out, v);
             }
-            out.push('"');
+            if el.one_line {
+                out.push_str("px;line-height:");
+                push_int(out, b.height);
+            }
+            out.push_str("px\"");
         }
         out.push('>');
         if VOID.contains(&el.tag) {
             return;
         }
-        out.push_str(&escape(&el.text));
+        escape_into(out, &el.text);
         for &c in &el.children {
             self.write(c, out);
         }
@@ -278,20 +290,48 @@ impl Tree {
     }
 }
 
+/// Writes `v` in decimal (sites are rendered per episode: no formatting machinery per number).
+fn push_int(out: &mut String, v: i32) {
+    if v < 0 {
+        out.push('-');
+    }
+    let mut digits = [0u8; 10];
+    let (mut n, mut k) = (v.unsigned_abs(), digits.len());
+    loop {
+        k -= 1;
+        digits[k] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.push_str(std::str::from_utf8(&digits[k..]).expect("ASCII digits"));
+}
+
 /// Escapes text and attribute values.
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
+    escape_into(&mut out, s);
     out
+}
+
+fn escape_into(out: &mut String, s: &str) {
+    // Runs without special characters are copied whole (they are ASCII, so slicing is safe).
+    let mut start = 0;
+    for (i, b) in s.bytes().enumerate() {
+        let entity = match b {
+            b'&' => "&amp;",
+            b'<' => "&lt;",
+            b'>' => "&gt;",
+            b'"' => "&quot;",
+            b'\'' => "&#39;",
+            _ => continue,
+        };
+        out.push_str(&s[start..i]);
+        out.push_str(entity);
+        start = i + 1;
+    }
+    out.push_str(&s[start..]);
 }
 
 /// Renders `design` for `seed`: the profile first, then every cosmetic choice, all from one
@@ -1140,6 +1180,45 @@ mod tests {
             let d = Design::from_entries(Some(pages), &entries).unwrap();
             let site = render(&d, seed, if seed % 2 == 0 { Values::Realistic } else { Values::Reference });
             check(&d, &site);
+        }
+    }
+
+    #[test]
+    fn the_html_is_the_tree_with_every_box_inline() {
+        let mut rng = Rng::new(7);
+        for seed in 0..100 {
+            let d = crate::gminiwob::test_sites::RandomDesign::default().sample(&mut rng);
+            let site = render(&d, seed, Values::Realistic);
+            let tree = &site.tree;
+            assert_eq!(site.html, tree.to_html());
+            let els = parse(&site.html);
+            assert_eq!(els.len(), tree.elements.len());
+            for (k, (e, t)) in els.iter().zip(&tree.elements).enumerate() {
+                assert_eq!((e.tag.as_str(), e.parent), (t.tag, t.parent), "element {k}");
+                assert_eq!(e.id().unwrap_or(""), t.id);
+                // Text only on elements without children: the reader makes no text nodes.
+                assert!(t.children.is_empty() || t.text.is_empty(), "{} #{} mixes text and elements", t.tag, t.id);
+                match t.bounds {
+                    None => assert_eq!(t.tag, "option"),
+                    Some(b) => {
+                        let style = e.attr("style").expect("a box");
+                        assert!(style.starts_with(&format!("left:{}px;top:{}px;width:{}px;height:{}px", b.left, b.top, b.width, b.height)));
+                        assert!(b.width > 0 && b.height > 0, "{} #{} has an empty box", t.tag, t.id);
+                        // Inside its parent (the root's left/top are ignored: it is centred).
+                        if let Some(p) = t.parent.and_then(|p| tree.elements[p].bounds) {
+                            assert!(b.left >= 0 && b.top >= 0 && b.right() <= p.width && b.bottom() <= p.height, "{} #{} {b:?} leaves {p:?}", t.tag, t.id);
+                        }
+                    }
+                }
+            }
+            // Pages and the site are as tall as their content.
+            let root = tree.elements[0].bounds.unwrap();
+            let pages: Vec<Bounds> = tree.elements[0].children.iter().map(|&p| tree.elements[p].bounds.unwrap()).collect();
+            assert_eq!(root.height, pages.iter().map(|p| p.height).max().unwrap());
+            for (&p, b) in tree.elements[0].children.iter().zip(&pages) {
+                let last = tree.elements[p].children.iter().map(|&c| tree.elements[c].bounds.unwrap().bottom()).max().unwrap();
+                assert!(b.height == last || b.height == last + GAP, "page height {} for content ending at {last}", b.height);
+            }
         }
     }
 
