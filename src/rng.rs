@@ -12,6 +12,13 @@ impl Rng {
     pub fn new(seed: u64) -> Self {
         Rng { state: seed ^ 0x9e37_79b9_7f4a_7c15 }
     }
+    /// The generator's state, to continue the same stream later with [`Rng::from_state`].
+    pub fn state(&self) -> u64 {
+        self.state
+    }
+    pub fn from_state(state: u64) -> Self {
+        Rng { state }
+    }
     pub fn next_u64(&mut self) -> u64 {
         self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.state;

@@ -51,3 +51,33 @@ fn the_same_seed_gives_the_same_loss_curve() {
     assert_eq!(a, run(4), "same seed, same designs, episodes and losses");
     assert_ne!(a, run(5), "another seed, another run");
 }
+
+#[test]
+fn a_run_resumed_from_its_snapshot_goes_on_as_the_original() {
+    use weblab::learn::checkpoint::Precision;
+    let dev = Device::flex().autodiff();
+    let nav = Navigator::new(config(), &dev, 6).unwrap();
+    let mut trainer = NavTrainer::new(nav, DomainRandomization::default(), 6);
+    let mut env = sim();
+    for _ in 0..8 {
+        block_on(trainer.step(&mut env)).unwrap();
+    }
+    // The snapshot: checkpoint (f32), loop state, Adam's moments.
+    let bytes = block_on(trainer.navigator.save("DR", Precision::Full)).unwrap();
+    let state = trainer.state();
+    let adam = block_on(trainer.navigator.optimizer_state()).unwrap().expect("updates were made");
+    let go_on = |t: &mut NavTrainer<DomainRandomization>, env: &mut SiteSim| {
+        (0..5).map(|_| block_on(t.step(env)).unwrap().update.loss).collect::<Vec<f32>>()
+    };
+    let original = go_on(&mut trainer, &mut env);
+
+    let (mut nav, _) = Navigator::load(&bytes, &dev, 0).unwrap();
+    nav.load_optimizer_state(&adam).unwrap();
+    let mut resumed = NavTrainer::resume(nav, DomainRandomization::default(), &state);
+    assert_eq!(go_on(&mut resumed, &mut sim()), original);
+}
+
+#[test]
+fn a_backend_probe_update_runs() {
+    block_on(weblab::navigator::agent::probe_update(&config(), &Device::flex().autodiff())).unwrap();
+}

@@ -26,6 +26,75 @@ pub trait Generator {
     fn observe(&mut self, _outcome: &Outcome) {}
 }
 
+impl<G: Generator + ?Sized> Generator for Box<G> {
+    fn name(&self) -> &'static str {
+        (**self).name()
+    }
+    fn propose(&mut self, rng: &mut Rng, iteration: u64) -> Design {
+        (**self).propose(rng, iteration)
+    }
+    fn observe(&mut self, outcome: &Outcome) {
+        (**self).observe(outcome)
+    }
+}
+
+/// A generator as a training request names it (JSON: `{"kind": "dr"}`, `{"kind": "cl", "ramp":
+/// 5000}`, `{"kind": "site", "name": "login-0", "design": {...}}`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum GeneratorSpec {
+    Dr {
+        #[serde(default)]
+        max_pages: Option<u32>,
+        #[serde(default)]
+        slots: Option<u32>,
+    },
+    Cl {
+        #[serde(default)]
+        p_start: Option<f64>,
+        #[serde(default)]
+        ramp: Option<u64>,
+        #[serde(default)]
+        max_pages: Option<u32>,
+    },
+    /// One fixed site (its design is checked as it is read).
+    Site { name: String, design: Design },
+}
+
+impl GeneratorSpec {
+    /// The generator, or what is wrong with the request.
+    pub fn build(&self) -> Result<Box<dyn Generator>, String> {
+        Ok(match self {
+            GeneratorSpec::Dr { max_pages, slots } => {
+                let d = RandomDesign::default();
+                let shape = RandomDesign { max_pages: max_pages.unwrap_or(d.max_pages), slots: slots.unwrap_or(d.slots) };
+                shape.validate()?;
+                Box::new(DomainRandomization { shape })
+            }
+            GeneratorSpec::Cl { p_start, ramp, max_pages } => {
+                let d = CurriculumLearning::default();
+                let cl = CurriculumLearning {
+                    p_start: p_start.unwrap_or(d.p_start),
+                    ramp: ramp.unwrap_or(d.ramp),
+                    max_pages: max_pages.unwrap_or(d.max_pages),
+                };
+                cl.validate()?;
+                Box::new(cl)
+            }
+            GeneratorSpec::Site { design, .. } => Box::new(Fixed(design.clone())),
+        })
+    }
+
+    /// What a run with it trained on, for checkpoints and charts.
+    pub fn label(&self) -> String {
+        match self {
+            GeneratorSpec::Dr { .. } => "DR".into(),
+            GeneratorSpec::Cl { .. } => "CL".into(),
+            GeneratorSpec::Site { name, .. } => format!("site {name}"),
+        }
+    }
+}
+
 /// Domain Randomization: k ~ U{0..K−1}, then N slots each of a uniform primitive or SKIP on a
 /// uniform page ≤ k (AEG §5, after Dennis et al. 2020). See [`RandomDesign`].
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -130,6 +199,25 @@ mod tests {
         assert_eq!(cl.propose(&mut rng, 100).placed().len(), PRIMITIVE_COUNT, "p = 1: every primitive");
         assert_eq!(cl.p(1_000), 1.0);
         assert!(CurriculumLearning { p_start: 1.5, ..cl.clone() }.validate().is_err());
+    }
+
+    #[test]
+    fn generators_are_named_by_requests_and_bad_ones_refused() {
+        let dr: GeneratorSpec = serde_json::from_str(r#"{"kind":"dr"}"#).unwrap();
+        assert_eq!(dr.build().unwrap().name(), "DR");
+        let cl: GeneratorSpec = serde_json::from_str(r#"{"kind":"cl","ramp":10}"#).unwrap();
+        let mut g = cl.build().unwrap();
+        assert_eq!(g.propose(&mut Rng::new(1), 10).placed().len(), PRIMITIVE_COUNT, "ramp 10: p = 1 at 10");
+        let site: GeneratorSpec =
+            serde_json::from_str(r#"{"kind":"site","name":"mine","design":{"number_of_pages":1,"action":["username"],"action_page":[0]}}"#).unwrap();
+        assert_eq!(site.label(), "site mine");
+        assert!(serde_json::from_str::<GeneratorSpec>(r#"{"kind":"paired"}"#).is_err());
+        assert!(serde_json::from_str::<GeneratorSpec>(r#"{"kind":"dr","k":3}"#).is_err());
+        let bad: GeneratorSpec = serde_json::from_str(r#"{"kind":"cl","p_start":2}"#).unwrap();
+        assert!(bad.build().err().unwrap().contains("p_start"));
+        let bad: GeneratorSpec = serde_json::from_str(r#"{"kind":"dr","max_pages":99}"#).unwrap();
+        assert!(bad.build().err().unwrap().contains("max_pages"));
+        assert!(serde_json::from_str::<GeneratorSpec>(r#"{"kind":"site","name":"x","design":{"action":[999],"action_page":[0]}}"#).is_err());
     }
 
     #[test]

@@ -46,12 +46,7 @@ pub struct QView {
     pub warning: Option<String>,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Counters {
-    pub env_steps: u64,
-    pub updates: u64,
-    pub episodes: u64,
-}
+pub use crate::learn::Counters;
 
 /// How the message of a refused update (or step) begins when a number in it is not finite (NaN
 /// or infinite). Such a run cannot go on as it is, and another device would not help: the

@@ -28,14 +28,7 @@ pub const FORMAT_VERSION: u32 = 2;
 /// Oldest format version this lab still reads.
 pub const OLDEST_VERSION: u32 = 1;
 
-/// How a checkpoint stores its weights.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Precision {
-    /// f32, exactly the trained weights: for continuing a run.
-    Full,
-    /// f16: half the size, for agents that are shipped to be watched.
-    Half,
-}
+pub use crate::learn::checkpoint::Precision;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum CheckpointError {
@@ -609,5 +602,23 @@ mod tests {
         let err = restored.load_optimizer_state(&adam[..adam.len() / 2]).unwrap_err();
         assert!(err.contains("damaged"), "{err}");
         assert_eq!(block_on(restored.optimizer_state()).unwrap(), None);
+    }
+}
+
+impl crate::learn::Agent for DomQNetAgent {
+    fn kind(&self) -> &'static str {
+        "DOM-Q-Net"
+    }
+    fn counters(&self) -> Counters {
+        self.counters
+    }
+    async fn checkpoint(&self, trained_on: &[String], precision: Precision) -> Result<Vec<u8>, String> {
+        self.save_with(trained_on, precision).await
+    }
+    async fn optimizer_state(&self) -> Result<Option<Vec<u8>>, String> {
+        DomQNetAgent::optimizer_state(self).await
+    }
+    fn load_optimizer_state(&mut self, bytes: &[u8]) -> Result<(), String> {
+        DomQNetAgent::load_optimizer_state(self, bytes)
     }
 }

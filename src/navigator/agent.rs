@@ -25,12 +25,7 @@ pub struct Transition {
     pub reward: f64,
 }
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct Counters {
-    pub env_steps: u64,
-    pub updates: u64,
-    pub episodes: u64,
-}
+pub use crate::learn::Counters;
 
 /// What one update did (means over the batch's steps).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -89,6 +84,29 @@ impl Navigator {
     /// A navigator from its parts (a loaded checkpoint).
     pub(crate) fn assemble(cfg: NavigatorConfig, vocab: Vocab, counters: Counters, model: NavigatorModel, optim: Adam, rng: Rng) -> Self {
         Navigator { cfg, vocab, counters, model: Some(model), optim, rng }
+    }
+
+    /// Adam's moments (see [`Adam::save`]); `None` before the first update.
+    pub async fn optimizer_state(&self) -> Result<Option<Vec<u8>>, String> {
+        if self.optim.is_empty() {
+            return Ok(None);
+        }
+        self.optim.save(self.model()).await.map(Some)
+    }
+
+    /// Continues with Adam state saved by [`Self::optimizer_state`].
+    pub fn load_optimizer_state(&mut self, bytes: &[u8]) -> Result<(), String> {
+        let model = self.model.as_ref().expect("model");
+        self.optim.load(model, bytes)
+    }
+
+    /// The sampling generator's state, so a resumed run draws what the original would have.
+    pub fn rng_state(&self) -> u64 {
+        self.rng.state()
+    }
+
+    pub fn set_rng_state(&mut self, state: u64) {
+        self.rng = Rng::from_state(state);
     }
 
     pub fn model(&self) -> &NavigatorModel {
@@ -208,6 +226,29 @@ impl Navigator {
             steps: n as u32,
         })
     }
+}
+
+/// One update of a navigator on `device` on a made-up batch, for timing a backend before a run.
+pub async fn probe_update(cfg: &NavigatorConfig, device: &Device) -> Result<(), String> {
+    use super::features::ELEMENT_FEATURES;
+    let (e, f, t) = (60usize, 6usize, cfg.max_tokens);
+    let state = NavState {
+        elements: e,
+        fields: f,
+        element_tokens: (0..e * super::features::ATTRIBUTES * t).map(|i| if i % t < 2 { 2 + (i % 97) as u32 } else { crate::learn::vocab::PAD }).collect(),
+        element_features: (0..e * ELEMENT_FEATURES).map(|i| (i % 7) as f32 / 7.0).collect(),
+        field_tokens: (0..f * t).map(|i| if i % t == 0 { 2 + i as u32 } else { crate::learn::vocab::PAD }).collect(),
+        set_open: vec![true; f * e],
+        click_open: vec![true; e],
+        refs: (1..=e as u32).collect(),
+        values: vec![String::new(); f],
+        max_tokens: t,
+    };
+    let cfg = NavigatorConfig { vocab_cap: cfg.vocab_cap.max(200), ..cfg.clone() };
+    let mut nav = Navigator::new(cfg, device, 1)?;
+    let episode: Vec<Transition> =
+        (0..16).map(|i| Transition { state: state.clone(), action: NavAction::Click { element: i }, reward: 0.1 }).collect();
+    nav.update(&[episode]).await.map(|_| ())
 }
 
 /// Scales every gradient by min(1, max / ‖g‖) with ‖g‖ the norm over all of them (Pascanu et

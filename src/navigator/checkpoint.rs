@@ -64,6 +64,24 @@ impl Navigator {
     }
 }
 
+impl crate::learn::Agent for Navigator {
+    fn kind(&self) -> &'static str {
+        "navigator"
+    }
+    fn counters(&self) -> Counters {
+        self.counters
+    }
+    async fn checkpoint(&self, trained_on: &[String], precision: Precision) -> Result<Vec<u8>, String> {
+        self.save(&trained_on.join(", "), precision).await
+    }
+    async fn optimizer_state(&self) -> Result<Option<Vec<u8>>, String> {
+        Navigator::optimizer_state(self).await
+    }
+    fn load_optimizer_state(&mut self, bytes: &[u8]) -> Result<(), String> {
+        Navigator::load_optimizer_state(self, bytes)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -139,6 +139,16 @@ impl Iteration {
     }
 }
 
+/// What a snapshot keeps of a training loop (beside the navigator's checkpoint and Adam's
+/// moments) so a resumed run goes on as the original would have.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NavTrainerState {
+    pub iteration: u64,
+    pub next_seed: u32,
+    pub design_rng: u64,
+    pub sampling_rng: u64,
+}
+
 /// The training loop's state: the navigator, the generator, and the counters that make a run
 /// reproducible from its seed.
 pub struct NavTrainer<G: Generator> {
@@ -153,6 +163,27 @@ pub struct NavTrainer<G: Generator> {
 impl<G: Generator> NavTrainer<G> {
     pub fn new(navigator: Navigator, generator: G, seed: u64) -> Self {
         NavTrainer { navigator, generator, rng: Rng::new(seed ^ 0x6765_6e65_7261_746f), next_seed: 0, iteration: 0 }
+    }
+
+    pub fn state(&self) -> NavTrainerState {
+        NavTrainerState {
+            iteration: self.iteration,
+            next_seed: self.next_seed,
+            design_rng: self.rng.state(),
+            sampling_rng: self.navigator.rng_state(),
+        }
+    }
+
+    /// Continues a run saved as `state` (its navigator loaded from the run's checkpoint).
+    pub fn resume(mut navigator: Navigator, generator: G, state: &NavTrainerState) -> Self {
+        navigator.set_rng_state(state.sampling_rng);
+        NavTrainer {
+            navigator,
+            generator,
+            rng: Rng::from_state(state.design_rng),
+            next_seed: state.next_seed % JUDGE_SEEDS_FROM,
+            iteration: state.iteration,
+        }
     }
 
     /// One iteration: propose, collect M episodes, update, tell the generator.
