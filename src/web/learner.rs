@@ -26,19 +26,28 @@ use crate::dom_q_net::replay::StoredTransition;
 use crate::dom_q_net::train::{Control, TaskProgress, TrainEvent, Trainer, TrainerState, evaluate};
 use crate::dom_q_net::{DomQNetAgent, DqnConfig};
 use crate::env::TaskSpec;
+use crate::learn::Agent;
 use crate::util::before;
 
 #[wasm_bindgen]
 extern "C" {
     /// Defined by the worker script: sends a message to the main thread.
     #[wasm_bindgen(js_namespace = globalThis, js_name = weblabPost)]
-    fn post(message: JsValue);
+    pub(super) fn post(message: JsValue);
 }
 
 /// What the page asks the learner to do.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(default)]
 pub struct TrainRequest {
+    /// Which agent trains: "dom-q-net" (on `tasks`) or "navigator" (on sites from `generator`).
+    pub agent: String,
+    /// The navigator's environment generator (DR, CL or one site).
+    pub generator: Option<crate::curriculum::GeneratorSpec>,
+    /// Judge the navigator on the test sites (on the site simulator) about this often, seconds.
+    pub judge_every_s: f64,
+    /// Greedy episodes per test site and level when judging.
+    pub judge_seeds: u32,
     /// Agent settings: a `DqnConfig`, whole or partial. Fields it leaves out follow the paper's
     /// preset for the tasks ([`DqnConfig::for_tasks`]: T = 7 for social-media, the multitask
     /// buffer for several tasks).
@@ -77,6 +86,9 @@ pub struct TrainRequest {
     pub eval_seed: u32,
 }
 
+pub const DOM_Q_NET: &str = "dom-q-net";
+pub const NAVIGATOR: &str = "navigator";
+
 /// The part of a run beyond the model checkpoint: where each task stands, and recent replay.
 #[derive(Serialize, Deserialize)]
 pub struct SavedRun {
@@ -87,6 +99,10 @@ pub struct SavedRun {
 impl Default for TrainRequest {
     fn default() -> Self {
         TrainRequest {
+            agent: DOM_Q_NET.into(),
+            generator: None,
+            judge_every_s: 30.0,
+            judge_seeds: 10,
             config: serde_json::Value::Null,
             tasks: Vec::new(),
             frames: 50_000,
@@ -124,12 +140,12 @@ pub fn dqn_config_for(tasks: Vec<String>) -> JsValue {
 }
 
 #[derive(Default)]
-struct Flags {
-    stop: bool,
-    pause: bool,
-    checkpoint: bool,
+pub(super) struct Flags {
+    pub(super) stop: bool,
+    pub(super) pause: bool,
+    pub(super) checkpoint: bool,
     /// One environment step (and its update) is asked for, then stay paused.
-    step: bool,
+    pub(super) step: bool,
 }
 
 /// Timings and recent values between two progress reports.
@@ -196,7 +212,7 @@ struct Progress<'a> {
     paused: bool,
 }
 
-fn message(kind: &str, fields: serde_json::Value) -> JsValue {
+pub(super) fn message(kind: &str, fields: serde_json::Value) -> JsValue {
     let mut obj = fields;
     obj["kind"] = kind.into();
     to_js(&obj)
@@ -210,17 +226,30 @@ fn message_with_bytes(kind: &str, fields: serde_json::Value, bytes: &[u8]) -> Re
     Ok(msg)
 }
 
-async fn time_probe(cfg: &DqnConfig, device: &Device) -> Result<f64, String> {
-    probe_update(cfg, device).await?; // warm-up: kernels compile, buffers allocate
+/// One update of the agent being trained, on a made-up batch, on a device: what the backend
+/// choice times.
+pub(super) trait Probe {
+    async fn update(&self, device: &Device) -> Result<(), String>;
+}
+
+struct DqnProbe(DqnConfig);
+impl Probe for DqnProbe {
+    async fn update(&self, device: &Device) -> Result<(), String> {
+        probe_update(&self.0, device).await
+    }
+}
+
+async fn time_probe(probe: &impl Probe, device: &Device) -> Result<f64, String> {
+    probe.update(device).await?; // warm-up: kernels compile, buffers allocate
     let t0 = now_ms();
     for _ in 0..2 {
-        probe_update(cfg, device).await?;
+        probe.update(device).await?;
     }
     Ok((now_ms() - t0) / 2.0)
 }
 
 /// Chooses the training device; returns it (with autodiff), its name, and why.
-async fn choose_backend(req: &TrainRequest, cfg: &DqnConfig) -> (Device, &'static str, String) {
+pub(super) async fn choose_backend(req: &TrainRequest, probe: &impl Probe) -> (Device, &'static str, String) {
     let cpu = Device::flex();
     if req.backend == "cpu" {
         return (cpu.autodiff(), "cpu", "the CPU was chosen in the settings".into());
@@ -238,25 +267,24 @@ async fn choose_backend(req: &TrainRequest, cfg: &DqnConfig) -> (Device, &'stati
         }
     };
     let probe_limit = req.webgpu_probe_timeout_ms;
-    let probe_cfg = DqnConfig { batch_size: cfg.batch_size.min(32), ..cfg.clone() };
     if req.backend == "webgpu" {
         // Chosen, but a device that cannot finish one update would hang the run: try one.
         post(message("status", serde_json::json!({ "text": format!("starting WebGPU ({adapter})…") })));
-        return match before(probe_update(&probe_cfg, &gpu.clone().autodiff()), sleep(probe_limit)).await {
+        return match before(probe.update(&gpu.clone().autodiff()), sleep(probe_limit)).await {
             Some(Ok(())) => (gpu.autodiff(), "webgpu", format!("WebGPU ({adapter}) was chosen in the settings")),
             Some(Err(e)) => (cpu.autodiff(), "cpu", format!("WebGPU ({adapter}) was chosen but failed an update ({e}); training on the CPU")),
             None => (cpu.autodiff(), "cpu", format!("WebGPU ({adapter}) was chosen but one update took over {} s; training on the CPU", probe_limit / 1000)),
         };
     }
     post(message("status", serde_json::json!({ "text": format!("timing WebGPU ({adapter}) against the CPU…") })));
-    let t_gpu = match before(time_probe(&probe_cfg, &gpu.clone().autodiff()), sleep(probe_limit)).await {
+    let t_gpu = match before(time_probe(probe, &gpu.clone().autodiff()), sleep(probe_limit)).await {
         Some(r) => r,
         None => {
             let why = format!("WebGPU ({adapter}) did not finish its timing probe within {} s; training on the CPU", probe_limit / 1000);
             return (cpu.autodiff(), "cpu", why);
         }
     };
-    let t_cpu = time_probe(&probe_cfg, &cpu.clone().autodiff()).await;
+    let t_cpu = time_probe(probe, &cpu.clone().autodiff()).await;
     match (t_gpu, t_cpu) {
         (Ok(g), Ok(c)) if g <= c => {
             (gpu.autodiff(), "webgpu", format!("WebGPU ({adapter}): {g:.0} ms per probe update against {c:.0} ms on the CPU"))
@@ -302,15 +330,21 @@ impl Learner {
                 .into();
             let req: TrainRequest =
                 serde_json::from_str(&json).map_err(|e| JsValue::from_str(&format!("bad training request: {e}")))?;
+            if req.start_paused {
+                flags.borrow_mut().pause = true;
+            }
+            if req.agent == NAVIGATOR {
+                return super::learner_navigator::run(req, checkpoint, saved, optimizer, flags).await.map_err(|e| JsValue::from_str(&e));
+            }
+            if req.agent != DOM_Q_NET {
+                return Err(JsValue::from_str(&format!("bad training request: no agent \"{}\" (\"{DOM_Q_NET}\" or \"{NAVIGATOR}\")", req.agent)));
+            }
             let saved: Option<SavedRun> = match saved {
                 Some(json) => Some(
                     serde_json::from_str(&json).map_err(|e| JsValue::from_str(&format!("the saved run is damaged: {e}")))?,
                 ),
                 None => None,
             };
-            if req.start_paused {
-                flags.borrow_mut().pause = true;
-            }
             run(req, checkpoint, saved, optimizer, flags).await.map_err(|e| JsValue::from_str(&e))
         })
     }
@@ -342,13 +376,14 @@ impl Learner {
 }
 
 /// Posts a `checkpoint` message when one was asked for.
-async fn serve_checkpoint(agent: &DomQNetAgent, task_names: &[String], flags: &RefCell<Flags>, half: bool) -> Result<(), String> {
+pub(super) async fn serve_checkpoint<A: Agent>(agent: &A, trained_on: &[String], flags: &RefCell<Flags>, half: bool) -> Result<(), String> {
     if !std::mem::take(&mut flags.borrow_mut().checkpoint) {
         return Ok(());
     }
     let precision = if half { Precision::Half } else { Precision::Full };
-    let bytes = agent.save_with(task_names, precision).await?;
-    let fields = serde_json::json!({ "updates": agent.counters.updates, "env_steps": agent.counters.env_steps });
+    let bytes = agent.checkpoint(trained_on, precision).await?;
+    let c = agent.counters();
+    let fields = serde_json::json!({ "updates": c.updates, "env_steps": c.env_steps, "agent": agent.kind() });
     post(message_with_bytes("checkpoint", fields, &bytes)?);
     Ok(())
 }
@@ -356,13 +391,21 @@ async fn serve_checkpoint(agent: &DomQNetAgent, task_names: &[String], flags: &R
 /// Posts the whole run: the checkpoint (`bytes`), the trainer's state and recent replay
 /// (`state`), and Adam's moments (`optimizer`, once learning has begun).
 async fn post_snapshot(agent: &DomQNetAgent, trainer: &Trainer, task_names: &[String], keep: usize) -> Result<(), String> {
-    let bytes = agent.save(task_names).await?;
     let state = SavedRun { trainer: trainer.state(), replay: agent.replay().recent(keep) };
+    post_run_snapshot(agent, task_names, serde_json::to_string(&state).map_err(|e| e.to_string())?).await
+}
+
+/// Posts a snapshot of any agent's run: its checkpoint (f32), `state` (the loop's own, as JSON
+/// text) and Adam's moments.
+pub(super) async fn post_run_snapshot<A: Agent>(agent: &A, trained_on: &[String], state: String) -> Result<(), String> {
+    let bytes = agent.checkpoint(trained_on, Precision::Full).await?;
     let optimizer = agent.optimizer_state().await?;
+    let c = agent.counters();
     let fields = serde_json::json!({
-        "updates": agent.counters.updates,
-        "env_steps": agent.counters.env_steps,
-        "state": serde_json::to_string(&state).map_err(|e| e.to_string())?,
+        "updates": c.updates,
+        "env_steps": c.env_steps,
+        "agent": agent.kind(),
+        "state": state,
     });
     let msg = message_with_bytes("snapshot", fields, &bytes)?;
     if let Some(adam) = optimizer {
@@ -374,7 +417,7 @@ async fn post_snapshot(agent: &DomQNetAgent, trainer: &Trainer, task_names: &[St
 }
 
 /// What the learner does next after waiting out a pause.
-enum Next {
+pub(super) enum Next {
     Run,
     SingleStep,
     Stop,
@@ -382,7 +425,7 @@ enum Next {
 
 /// Waits while paused, serving checkpoint requests; returns when resumed, stopped, or a single
 /// step is asked for.
-async fn wait_while_paused(agent: &DomQNetAgent, task_names: &[String], flags: &RefCell<Flags>, half: bool) -> Result<Next, String> {
+pub(super) async fn wait_while_paused<A: Agent>(agent: &A, task_names: &[String], flags: &RefCell<Flags>, half: bool) -> Result<Next, String> {
     loop {
         serve_checkpoint(agent, task_names, flags, half).await?;
         {
@@ -412,7 +455,8 @@ async fn run(
         return Err("no tasks to train on".into());
     }
     let cfg = req.dqn_config()?;
-    let (device, mut backend, reason) = choose_backend(&req, &cfg).await;
+    let probe = DqnProbe(DqnConfig { batch_size: cfg.batch_size.min(32), ..cfg.clone() });
+    let (device, mut backend, reason) = choose_backend(&req, &probe).await;
     post(message("backend", serde_json::json!({ "name": backend, "reason": reason })));
     let task_names: Vec<String> = req.tasks.iter().map(|t| t.name().to_string()).collect();
     let mut agent = match checkpoint {

@@ -9,6 +9,7 @@ pub mod env;
 pub mod frame;
 pub mod gminiwob;
 pub mod learner;
+mod learner_navigator;
 pub mod navigator;
 pub mod reader;
 pub mod recorder;
