@@ -484,10 +484,10 @@ impl SiteSim {
             return true;
         }
         if !self.focusable(i) {
-            if self.el(i).tag == "label" {
-                if let Some(c) = self.control(i) {
-                    self.try_focus(c);
-                }
+            if self.el(i).tag == "label"
+                && let Some(c) = self.control(i)
+            {
+                self.try_focus(c);
             }
             return false;
         }
@@ -543,11 +543,11 @@ impl SiteSim {
             // input and change.
             self.mark_visited(i);
         }
-        if self.el(i).tag == "label" {
-            if let Some(c) = self.control(i) {
-                self.try_focus(c);
-                self.activate(c);
-            }
+        if self.el(i).tag == "label"
+            && let Some(c) = self.control(i)
+        {
+            self.try_focus(c);
+            self.activate(c);
         }
     }
 
@@ -611,11 +611,12 @@ impl SiteSim {
         let before = (el.tag == "input").then(|| self.state[i].value.clone());
         // A field that could not take focus is not typed into through another one.
         let inserted = if before.is_some() && self.focus != Some(i) { false } else { self.insert_text(text) };
-        if let Some(before) = before {
-            if (!inserted || self.state[i].value == before) && !text.is_empty() {
-                self.set_value(i, &format!("{before}{text}"));
-                self.mark_visited(i);
-            }
+        if let Some(before) = before
+            && (!inserted || self.state[i].value == before)
+            && !text.is_empty()
+        {
+            self.set_value(i, &format!("{before}{text}"));
+            self.mark_visited(i);
         }
     }
 
