@@ -188,9 +188,12 @@ impl SiteSim {
             .elements
             .iter()
             .map(|el| State {
-                value: match (el.tag, el.attr_value("type")) {
-                    ("input", Some("checkbox" | "radio")) => el.attr_value("value").unwrap_or("on").to_string(),
-                    ("input", _) => el.attr_value("value").unwrap_or("").to_string(),
+                // An input's value starts as its attribute; a checkbox's or radio's without one is "on".
+                value: match el.tag {
+                    "input" if matches!(input_type(el), "checkbox" | "radio") => {
+                        el.attr_value("value").unwrap_or("on").to_string()
+                    }
+                    "input" => el.attr_value("value").unwrap_or("").to_string(),
                     _ => String::new(),
                 },
                 selected: if el.tag == "select" {
