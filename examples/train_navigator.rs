@@ -6,7 +6,7 @@
 //! Usage: cargo run --release --example train_navigator -- GENERATOR [options]
 //!   GENERATOR: dr | cl | SITE-LEVEL (one fixed test site, e.g. login-0)
 //!   --seed N (1)  --minutes M (10)  --iterations N (no limit)  --judge-every S (60 seconds)
-//!   --judge-seeds N (20)  --out FILE.wln (written at each judging and at the end)
+//!   --judge-seeds N (20)  --out FILE.wln (the best navigator by grid mean; FILE-last.wln: the last)
 //!   --config JSON (a partial NavigatorConfig, e.g. '{"episodes_per_update":16}')
 //!   --cl-ramp N (CL's proposals until p = 1)
 
@@ -140,11 +140,22 @@ fn run<G: Generator>(args: &Args, generator: G) -> Result<(), String> {
             }
             let mean = g.iter().flatten().sum::<f64>() / (g.len() * LEVELS as usize) as f64;
             if let Some(out) = &args.out {
-                if mean >= best || done {
-                    best = best.max(mean);
-                    let bytes = block_on(trainer.navigator.save(&format!("{name} ({})", args.generator), Precision::Full))?;
+                // The best navigator so far goes to `out`, the last one beside it.
+                let label = format!("{name} ({})", args.generator);
+                if mean > best {
+                    best = mean;
+                    let bytes = block_on(trainer.navigator.save(&label, Precision::Full))?;
                     std::fs::write(out, bytes).map_err(|e| format!("{out}: {e}"))?;
-                    println!("wrote {out} (grid mean {:.0}%)", 100.0 * mean);
+                    println!("wrote {out} (grid mean {:.0}%, the best so far)", 100.0 * mean);
+                }
+                if done {
+                    let last = match out.strip_suffix(".wln") {
+                        Some(stem) => format!("{stem}-last.wln"),
+                        None => format!("{out}-last"),
+                    };
+                    let bytes = block_on(trainer.navigator.save(&label, Precision::Full))?;
+                    std::fs::write(&last, bytes).map_err(|e| format!("{last}: {e}"))?;
+                    println!("wrote {last} (the last navigator, grid mean {:.0}%)", 100.0 * mean);
                 }
             }
         }
