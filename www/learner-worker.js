@@ -1,6 +1,6 @@
-// The learner worker: DOM-Q-Net training runs here, in the same wasm module as the page, so the
-// page and its task iframes stay responsive. Environment calls go back to the page, which owns
-// the iframes (see training.js).
+// The learner worker: training (DOM-Q-Net or the gMiniWoB navigator) runs here, in the same wasm
+// module as the page, so the page and its task iframes stay responsive. Environment calls go back
+// to the page, which owns the iframes (see training.js).
 import init, { Learner } from '../weblab.js';
 
 let nextId = 1;

@@ -14,17 +14,23 @@ export class TrainingSession extends EventTarget {
 
   // request: {config, tasks: [TaskSpec...], frames, seed, backend: 'auto'|'webgpu'|'cpu', ...}
   // (see TrainRequest in src/web/learner.rs); config may be partial: what it leaves out follows
-  // the paper's preset for the tasks.
+  // the paper's preset for the tasks (the navigator's defaults for a navigator request).
   // checkpoint: optional Uint8Array to continue from; saved: a snapshot's state string, to
   // continue a whole run (progress, episode counters, recent replay).
   // optimizer: the snapshot's Adam state (Uint8Array), when it has one.
+  // A navigator request (agent: 'navigator', generator: {kind: 'dr'|'cl'|'site', ...}) acts on
+  // one page, task 0, where the generated site it trains on renders.
   start(request, checkpoint, saved, optimizer) {
     if (this.worker) throw new Error('training is already running');
-    if (this.lab.frameCount() < this.frameOffset + request.tasks.length) {
-      throw new Error(`multitask training on ${request.tasks.length} tasks needs as many task pages`);
+    const navigator = request.agent === 'navigator';
+    const pages = navigator ? 1 : request.tasks.length;
+    if (this.lab.frameCount() < this.frameOffset + pages) {
+      throw new Error(navigator ? 'navigator training needs a task page' : `multitask training on ${pages} tasks needs as many task pages`);
     }
-    const frames = request.tasks.map((_, k) => k + this.frameOffset);
-    this.lab.setConfig({ max_steps: request.config?.max_episode_steps ?? 22, hold_clock: true }, frames);
+    const frames = Array.from({ length: pages }, (_, k) => k + this.frameOffset);
+    // Generated sites end episodes at their own step limit (25); DOM-Q-Net's tasks get its cap.
+    const env = navigator ? { hold_clock: true } : { max_steps: request.config?.max_episode_steps ?? 22, hold_clock: true };
+    this.lab.setConfig(env, frames);
     this.worker = new Worker(new URL('./learner-worker.js', import.meta.url), { type: 'module' });
     this.worker.onmessage = async (event) => {
       const m = event.data;
