@@ -1,7 +1,9 @@
-// Train: DOM-Q-Net learning live in the tab. The learner runs in a worker (training.js); the task
-// pages it acts on are the lab's pages #1.. (the watch page #0 stays free), shown here while
-// training. Every knob of the agent's config is editable before a run; charts follow the run;
-// snapshots go to IndexedDB so a reload resumes the run; checkpoints export and import as files.
+// Train: DOM-Q-Net (on MiniWoB tasks) or the gMiniWoB navigator (on generated sites) learning
+// live in the tab. The learner runs in a worker (training.js); the task pages it acts on are the
+// lab's pages #1.. (the watch page #0 stays free), shown here while training. Every knob of the
+// agent's config is editable before a run (checked in Rust); charts follow the run; snapshots go
+// to IndexedDB so a reload resumes the run; checkpoints export and import as files (.wlq for
+// DOM-Q-Net, .wln for the navigator).
 import { TrainingSession } from './training.js';
 import { LineChart } from './charts.js';
 import * as store from './store.js';
@@ -14,6 +16,13 @@ const PAPER_MULTITASK = ['click-checkboxes', 'click-option', 'click-tab-2', 'ema
 const FRAME_OFFSET = 1;
 const RUN_KEY = 'run';
 const MODEL_KEY = 'model';
+// The navigator's last checkpoint (a run's snapshot or an imported file); the Watch view's
+// DOM-Q-Net model (MODEL_KEY) is left alone by navigator runs.
+const NAV_MODEL_KEY = 'navigator-model';
+const DQN = 'dom-q-net';
+const NAVIGATOR = 'navigator';
+// The page a generated site renders in (tasks/gminiwob.html), as the Design view sizes it.
+const SITE_SIZE = [400, 640];
 
 function download(name, bytes) {
   const url = URL.createObjectURL(new Blob([bytes], { type: 'application/octet-stream' }));
@@ -25,15 +34,33 @@ function download(name, bytes) {
 }
 
 const fmtInt = (n) => Math.round(n).toLocaleString('en-US');
+const fileName = (s) => s.replace(/[^\w.+-]+/g, '_').slice(0, 80);
+
+// What a navigator run trains on, as the learner labels it (GeneratorSpec::label).
+function generatorLabel(spec) {
+  if (!spec) return '?';
+  return spec.kind === 'site' ? `site ${spec.name}` : spec.kind.toUpperCase();
+}
+
+// A success rate's cell colour: pale red at 0 through pale yellow to green at 1.
+function successColor(v) {
+  const x = Math.max(0, Math.min(1, v));
+  return `hsl(${Math.round(130 * x)}, 62%, ${Math.round(91 - 26 * x)}%)`;
+}
 
 export function initTrain(ctx) {
   const { lab, Lab } = ctx;
   const defaults = Lab.defaultDqnConfig();
+  const navDefaults = Lab.defaultNavigatorConfig();
+  const testSites = Lab.testSites(); // {sites, levels}
   let session = null;
   let run = null; // {request, status: 'running'|'paused'|'done'|'stopped', env_steps, updates, backend, reason}
   let lastSnapshot = null; // {bytes, state}
   let exportWanted = false;
   let drawQueued = false;
+  let mode = DQN; // the agent the controls set up: DQN or NAVIGATOR
+  let navModel = null; // {name, bytes}: the navigator's last checkpoint
+  let lastGrid = null; // the navigator run's last success grid message
 
   const charts = {
     success: new LineChart($('chart-success'), { title: 'Success rate, last 100 episodes (%)', yMin: 0, yMax: 100, xLabel: 'env steps' }),
@@ -41,6 +68,10 @@ export function initTrain(ctx) {
     loss: new LineChart($('chart-loss'), { title: 'TD loss (Huber)', yMin: 0, xLabel: 'env steps' }),
     replay: new LineChart($('chart-replay'), { title: 'Replay: fill and positive transitions (%)', yMin: 0, yMax: 100, xLabel: 'env steps' }),
     speed: new LineChart($('chart-speed'), { title: 'Env steps/s and updates/s', yMin: 0, xLabel: 'env steps' }),
+    navReturn: new LineChart($('chart-nav-return'), { title: 'Mean return per iteration (shaped reward)', xLabel: 'iteration' }),
+    navSuccess: new LineChart($('chart-nav-success'), { title: 'Training episodes that succeeded (%)', yMin: 0, yMax: 100, xLabel: 'iteration' }),
+    navSteps: new LineChart($('chart-nav-steps'), { title: 'Mean episode length (steps)', yMin: 0, xLabel: 'iteration' }),
+    navSize: new LineChart($('chart-nav-size'), { title: 'Design size: primitives and fields', yMin: 0, xLabel: 'iteration' }),
   };
   const chartState = () => Object.fromEntries(Object.entries(charts).map(([k, c]) => [k, c.toJSON()]));
   function drawCharts() {
@@ -135,10 +166,135 @@ export function initTrain(ctx) {
     }
   }
 
+  // ---------------------------------------------------------------- agent choice
+  // The controls of one agent show (style.css: .dqn-only, .nav-only) while the Train view is open;
+  // the other views keep the task picker.
+  function applyMode() {
+    const ws = $('workspace');
+    if (ctx.view === 'train') ws.dataset.trainAgent = mode;
+    else delete ws.dataset.trainAgent;
+  }
+  function setMode(m) {
+    const next = m === NAVIGATOR ? NAVIGATOR : DQN;
+    // A finished run of the other agent leaves the screen (its record stays in IndexedDB).
+    if (next !== mode && run && (run.request.agent || DQN) !== next && !session?.running) clearRun(next);
+    mode = next;
+    $('train-agent').value = mode;
+    $('import-ckpt').accept = mode === NAVIGATOR ? '.wln,application/octet-stream' : '.wlq,application/octet-stream';
+    $('train-step').title = mode === NAVIGATOR ? 'One iteration (its episodes and one update), then stay paused' : 'One environment step and its update, then stay paused';
+    applyMode();
+    setButtons();
+    drawCharts();
+  }
+
+  function clearRun(next) {
+    run = null;
+    lastSnapshot = null;
+    lastGrid = null;
+    showGrid(null);
+    for (const c of Object.values(charts)) c.clear();
+    ensureFrames([]);
+    $('train-status').textContent = 'Not training.';
+    $('train-progress').style.width = '0%';
+    $('train-budget').textContent = '';
+    for (const id of ['tr-steps', 'tr-updates', 'tr-iterations', 'tr-episodes']) $(id).textContent = '0';
+    for (const id of ['tr-backend', 'tr-act', 'tr-update', 'tr-vocab', 'tr-design']) $(id).textContent = '–';
+    $('tr-backend-reason').textContent = '';
+    const model = next === NAVIGATOR ? navModel : ctx.userModel;
+    $('model-note').textContent = model ? `Current ${next === NAVIGATOR ? 'navigator' : 'model'}: ${model.name}.` : '';
+  }
+
+  // ---------------------------------------------------------------- the navigator's sites
+  function siteOptions() {
+    for (const name of testSites.sites) $('train-site').append(new Option(name, name));
+    for (let l = 0; l < testSites.levels; l++) $('train-level').append(new Option(String(l), String(l)));
+  }
+  const GENERATOR_NOTES = {
+    dr: 'Every iteration a new random design: 1 to 4 pages of random primitives (the papers\' Domain Randomization).',
+    cl: 'Every iteration a new design in which each primitive appears with a probability that rises to 1 as training goes on (the papers\' scheduled curriculum).',
+    site: 'Every iteration the same test site, with new profile values per episode. The grid judges the navigator on all of them.',
+  };
+  function syncGenerator() {
+    const kind = $('train-generator').value;
+    $('train-site-row').hidden = kind !== 'site';
+    $('train-generator-note').textContent = GENERATOR_NOTES[kind];
+  }
+  // The generator as a training request names it (GeneratorSpec in src/curriculum/mod.rs).
+  function generatorSpec() {
+    const kind = $('train-generator').value;
+    if (kind !== 'site') return { kind };
+    const site = $('train-site').value, level = Number($('train-level').value);
+    return { kind: 'site', name: `${site}-${level}`, design: Lab.testSiteDesign(site, level) };
+  }
+  function showGenerator(spec) {
+    $('train-generator').value = spec?.kind || 'dr';
+    const m = spec?.kind === 'site' && /^(.+)-(\d+)$/.exec(spec.name);
+    if (m && testSites.sites.includes(m[1])) {
+      $('train-site').value = m[1];
+      $('train-level').value = m[2];
+    }
+    syncGenerator();
+  }
+
+  // ---------------------------------------------------------------- the navigator's config
+  const navField = (key) => $('nav-fields').querySelector(`[data-key="${key}"]`);
+  function buildNav(cfg) {
+    const box = $('nav-fields');
+    box.replaceChildren();
+    for (const [key, value] of Object.entries(navDefaults)) {
+      const name = Object.assign(document.createElement('span'), { textContent: key, title: key });
+      let input;
+      if (typeof value === 'boolean') {
+        input = Object.assign(document.createElement('input'), { type: 'checkbox', checked: Boolean(cfg[key]) });
+      } else {
+        const v = cfg[key] ?? null;
+        // f32 fields arrive widened (1e-8 as 9.99999993922529e-9): show them as written.
+        const text = v === null ? '' : typeof v === 'number' ? String(Number(v.toPrecision(7))) : String(v);
+        input = Object.assign(document.createElement('input'), { type: 'text', inputMode: 'decimal', value: text });
+        if (value === null) input.placeholder = 'none';
+      }
+      input.dataset.key = key;
+      input.setAttribute('aria-label', key);
+      input.addEventListener('change', checkNav);
+      box.append(name, input);
+    }
+    checkNav();
+  }
+  // Numbers as numbers; anything else goes to Rust as typed, so its message names the field.
+  function readNav() {
+    const cfg = {};
+    for (const input of $('nav-fields').querySelectorAll('input')) {
+      const key = input.dataset.key;
+      const text = input.value.trim();
+      if (input.type === 'checkbox') cfg[key] = input.checked;
+      else if (text === '' && navDefaults[key] === null) cfg[key] = null;
+      else cfg[key] = text !== '' && Number.isFinite(Number(text)) ? Number(text) : text;
+    }
+    return cfg;
+  }
+  // Returns the checked config (Lab.checkNavigatorConfig: NavigatorConfig::validate), or null
+  // with the problem shown next to the fields.
+  function checkNav() {
+    for (const input of $('nav-fields').querySelectorAll('input')) input.classList.remove('invalid');
+    try {
+      const ok = Lab.checkNavigatorConfig(readNav());
+      $('nav-error').hidden = true;
+      return ok;
+    } catch (e) {
+      const text = errorText(e);
+      $('nav-error').textContent = text;
+      $('nav-error').hidden = false;
+      const key = Object.keys(navDefaults).filter((k) => text.startsWith(k)).sort((a, b) => b.length - a.length)[0];
+      if (key) navField(key).classList.add('invalid');
+      return null;
+    }
+  }
+
   // ---------------------------------------------------------------- task pages of the run
-  function ensureFrames(tasks) {
+  // pages: [{name, size: [w, h]}], one per task page the run acts on.
+  function ensureFrames(pages) {
     const box = $('extra-frames');
-    while (lab.frameCount() < FRAME_OFFSET + tasks.length) {
+    while (lab.frameCount() < FRAME_OFFSET + pages.length) {
       const frame = document.createElement('iframe');
       frame.title = `Training page ${lab.frameCount()}`;
       box.appendChild(frame);
@@ -146,14 +302,16 @@ export function initTrain(ctx) {
     }
     const frames = [...box.querySelectorAll('iframe')];
     frames.forEach((frame, i) => {
-      const name = tasks[i];
-      const info = ctx.tasks.find((t) => t.name === name);
-      const [w, h] = info?.size || [160, 210];
+      const [w, h] = pages[i]?.size || [160, 210];
       frame.style.width = `${w + 172}px`;
       frame.style.height = `${Math.max(h, 210) + 6}px`;
-      frame.dataset.task = name || '';
-      frame.hidden = i >= tasks.length;
+      frame.dataset.task = pages[i]?.name || '';
+      frame.hidden = i >= pages.length;
     });
+  }
+  function pagesFor(request) {
+    if (request.agent === NAVIGATOR) return [{ name: 'generated site', size: SITE_SIZE }];
+    return request.tasks.map((t) => ({ name: t.name, size: ctx.tasks.find((x) => x.name === t.name)?.size }));
   }
 
   // ---------------------------------------------------------------- progress on screen
@@ -164,9 +322,13 @@ export function initTrain(ctx) {
     $('train-pause').textContent = run?.status === 'paused' ? 'Resume' : 'Pause';
     $('train-step').disabled = !(active && run.status === 'paused');
     $('train-stop').disabled = !active;
-    $('export-ckpt').disabled = !(active || ctx.userModel);
+    $('export-ckpt').disabled = !(active || (mode === NAVIGATOR ? navModel : ctx.userModel));
     for (const input of $('hyper-fields').querySelectorAll('input')) input.disabled = Boolean(active);
     for (const b of taskBoxes()) b.disabled = Boolean(active);
+    for (const input of $('nav-fields').querySelectorAll('input')) input.disabled = Boolean(active);
+    for (const id of ['train-agent', 'train-generator', 'train-site', 'train-level', 'train-nav-frames', 'train-judge-every', 'train-judge-seeds']) {
+      $(id).disabled = Boolean(active);
+    }
   }
 
   function showCounters() {
@@ -183,6 +345,7 @@ export function initTrain(ctx) {
   }
 
   function onProgress(p) {
+    if (p.agent === NAVIGATOR) { onNavProgress(p); return; }
     run.env_steps = p.env_steps;
     run.updates = p.updates;
     run.tasksProgress = p.tasks;
@@ -207,7 +370,78 @@ export function initTrain(ctx) {
     drawCharts();
   }
 
+  function onNavProgress(p) {
+    run.env_steps = p.env_steps;
+    run.updates = p.updates;
+    for (const it of p.new_iterations) {
+      charts.navReturn.add('mean return', it.iteration, it.mean_return);
+      charts.navSuccess.add('success', it.iteration, 100 * it.success_rate);
+      charts.navSteps.add('mean steps', it.iteration, it.mean_steps);
+      charts.navSize.add('primitives', it.iteration, it.primitives);
+      charts.navSize.add('fields', it.iteration, it.fields);
+    }
+    charts.speed.add('env steps/s', p.env_steps, p.steps_per_s);
+    charts.speed.add('updates/s', p.env_steps, p.updates_per_s);
+    $('tr-iterations').textContent = fmtInt(p.iterations);
+    $('tr-episodes').textContent = fmtInt(p.episodes);
+    $('tr-vocab').textContent = fmtInt(p.vocabulary);
+    const last = p.new_iterations.at(-1);
+    if (last) {
+      $('tr-design').textContent = `${last.pages} ${last.pages === 1 ? 'page' : 'pages'}, ${last.primitives} primitives, ${last.fields} fields`;
+    }
+    $('train-status').textContent = `${p.paused ? 'Paused' : 'Training'} on ${p.generator} · ${fmtInt(p.iterations)} iterations, ${fmtInt(p.episodes)} episodes` +
+      (last ? ` · last iteration: ${Math.round(100 * last.success_rate)}% success, return ${last.mean_return.toFixed(2)}` : '') +
+      ` · ${p.steps_per_s.toFixed(0)} env steps/s, ${p.updates_per_s.toFixed(1)} updates/s`;
+    showCounters();
+    drawCharts();
+  }
+
+  // The success grid: test sites x levels, each cell the greedy success rate on unseen seeds.
+  function showGrid(g) {
+    const table = $('nav-grid');
+    table.replaceChildren();
+    if (!g) {
+      $('nav-grid-note').textContent = 'Not judged yet.';
+      return;
+    }
+    const head = table.createTHead().insertRow();
+    head.append(Object.assign(document.createElement('th'), { textContent: 'level' }));
+    for (let l = 0; l < g.levels; l++) head.append(Object.assign(document.createElement('th'), { textContent: String(l), scope: 'col' }));
+    const body = table.createTBody();
+    g.sites.forEach((site, i) => {
+      const row = body.insertRow();
+      row.append(Object.assign(document.createElement('th'), { textContent: site, scope: 'row' }));
+      g.success[i].forEach((v, l) => {
+        const cell = row.insertCell();
+        cell.textContent = `${Math.round(100 * v)}%`;
+        cell.style.background = successColor(v);
+        cell.title = `${site}, level ${l}: ${Math.round(v * g.seeds)} of ${g.seeds} episodes succeeded`;
+        cell.dataset.value = String(v);
+      });
+    });
+    $('nav-grid-note').textContent = `At ${fmtInt(g.env_steps)} env steps (${fmtInt(g.updates)} updates): judged greedily on ${g.seeds} unseen seeds per cell, on the site simulator.`;
+  }
+
+  async function onNavSnapshot(m) {
+    lastSnapshot = { bytes: m.bytes, state: m.state };
+    navModel = { name: `navigator (${generatorLabel(run.request.generator)}, step ${fmtInt(m.env_steps)})`, bytes: m.bytes };
+    setButtons();
+    try {
+      await store.save(RUN_KEY, {
+        request: run.request, status: run.status, backend: run.backend, reason: run.reason,
+        env_steps: m.env_steps, updates: m.updates, bytes: m.bytes, state: m.state, optimizer: m.optimizer || null,
+        charts: chartState(), grid: lastGrid, saved_at: Date.now(),
+      });
+      await store.save(NAV_MODEL_KEY, navModel);
+      $('model-note').textContent = `Run saved in this browser at step ${fmtInt(m.env_steps)}` +
+        `${m.optimizer ? ' (network, vocabulary, Adam\'s moments, the loop\'s state)' : ' (network, vocabulary, the loop\'s state)'}; a reload continues from there.`;
+    } catch (e) {
+      $('model-note').textContent = `Could not save the run in this browser: ${errorText(e)}`;
+    }
+  }
+
   async function onSnapshot(m) {
+    if (m.agent === NAVIGATOR) { await onNavSnapshot(m); return; }
     lastSnapshot = { bytes: m.bytes, state: m.state };
     const model = { name: `your run (${chosenLabel(run.request.tasks)}, step ${fmtInt(m.env_steps)})`, bytes: m.bytes, tasks: run.request.tasks.map((t) => t.name) };
     setUserModel(model, false);
@@ -236,7 +470,7 @@ export function initTrain(ctx) {
 
   // ---------------------------------------------------------------- running
   function begin(request, checkpoint, saved, { paused = false, optimizer = undefined } = {}) {
-    ensureFrames(request.tasks.map((t) => t.name));
+    ensureFrames(pagesFor(request));
     session = new TrainingSession(lab, { frameOffset: FRAME_OFFSET });
     run = { request, status: 'running', env_steps: run?.env_steps || 0, updates: run?.updates || 0 };
     session.addEventListener('backend', (e) => {
@@ -248,13 +482,27 @@ export function initTrain(ctx) {
     session.addEventListener('status', (e) => { $('train-status').textContent = e.detail.text; });
     session.addEventListener('progress', (e) => onProgress(e.detail));
     session.addEventListener('snapshot', (e) => onSnapshot(e.detail));
+    session.addEventListener('grid', (e) => { lastGrid = e.detail; showGrid(lastGrid); });
     session.addEventListener('checkpoint', (e) => {
       if (!exportWanted) return;
       exportWanted = false;
-      download(`weblab-${request.tasks.map((t) => t.name).join('+').slice(0, 60)}-${e.detail.updates}.wlq`, e.detail.bytes);
+      if (request.agent === NAVIGATOR) {
+        download(`weblab-navigator-${fileName(generatorLabel(request.generator))}-${e.detail.updates}.wln`, e.detail.bytes);
+      } else {
+        download(`weblab-${request.tasks.map((t) => t.name).join('+').slice(0, 60)}-${e.detail.updates}.wlq`, e.detail.bytes);
+      }
     });
     session.addEventListener('done', (e) => {
       run.status = 'done';
+      if (request.agent === NAVIGATOR) {
+        const d = e.detail;
+        const mean = lastGrid && lastGrid.success.flat().reduce((a, b) => a + b, 0) / lastGrid.success.flat().length;
+        $('train-status').textContent = `Finished: ${fmtInt(d.env_steps)} env steps, ${fmtInt(d.updates)} updates, ${fmtInt(d.episodes)} episodes in ${d.elapsed_s.toFixed(0)} s` +
+          (lastGrid ? `; mean success on the test sites ${Math.round(100 * mean)}%` : '');
+        persistStatus('done');
+        setButtons();
+        return;
+      }
       const solved = e.detail.tasks.filter((t) => t.solved_at_frames != null);
       $('train-status').textContent = `Finished: ${fmtInt(e.detail.env_steps)} steps, ${fmtInt(e.detail.updates)} updates in ${e.detail.elapsed_s.toFixed(0)} s` +
         (solved.length ? `; solved ${solved.map((t) => `${t.task} at ${fmtInt(t.solved_at_frames)}`).join(', ')}` : '; no task reached 90%');
@@ -283,8 +531,38 @@ export function initTrain(ctx) {
     } catch { /* the run itself is not affected */ }
   }
 
+  function startNavigator() {
+    const config = checkNav();
+    if (!config) { ctx.message('Fix the highlighted navigator setting first.'); return null; }
+    let checkpoint;
+    let cfg = config;
+    if ($('train-continue').checked && navModel) {
+      try {
+        cfg = lab.loadNavigator(navModel.bytes).config; // a model keeps its own shapes
+      } catch (e) { ctx.message(errorText(e)); return null; }
+      checkpoint = navModel.bytes;
+    }
+    let generator;
+    try { generator = generatorSpec(); } catch (e) { ctx.message(errorText(e)); return null; }
+    const int = (id, lo, fallback) => Math.max(lo, parseInt($(id).value, 10) || fallback);
+    return {
+      request: {
+        agent: NAVIGATOR, generator, config: cfg, frames: int('train-nav-frames', 1, 1), seed: ctx.seed(),
+        backend: $('train-backend').value, snapshot_every_s: 10,
+        judge_every_s: int('train-judge-every', 1, 30), judge_seeds: int('train-judge-seeds', 1, 10),
+      },
+      checkpoint,
+    };
+  }
+
   function start() {
     ctx.message('');
+    if (mode === NAVIGATOR) {
+      const job = startNavigator();
+      if (!job) return;
+      launch(job.request, job.checkpoint);
+      return;
+    }
     const names = chosenTasks();
     if (!names.length) { ctx.message('Choose at least one task to train on.'); return; }
     let config = checkHyper();
@@ -301,9 +579,15 @@ export function initTrain(ctx) {
       config, tasks: names.map((name) => ({ source: 'builtin', name })), frames, seed: ctx.seed(),
       backend: $('train-backend').value, snapshot_every_s: 10, snapshot_replay: 2000,
     };
+    launch(request, checkpoint);
+  }
+
+  function launch(request, checkpoint) {
     for (const c of Object.values(charts)) c.clear();
     run = null;
     lastSnapshot = null;
+    lastGrid = null;
+    showGrid(null);
     try {
       begin(request, checkpoint, undefined);
     } catch (e) {
@@ -332,20 +616,44 @@ export function initTrain(ctx) {
   $('hyper-reset').addEventListener('click', () => { buildHyper(defaults); presetForTasks(); });
   $('hyper-reference').addEventListener('click', () => { buildHyper(Lab.referenceCodeDqnConfig()); presetForTasks(); });
 
+  $('train-agent').addEventListener('change', () => setMode($('train-agent').value));
+  $('train-generator').addEventListener('change', syncGenerator);
+  $('nav-reset').addEventListener('click', () => buildNav(navDefaults));
+
   $('export-ckpt').addEventListener('click', () => {
     if (session?.running) {
       exportWanted = true;
       session.requestCheckpoint();
-    } else if (ctx.userModel) {
-      download(`${ctx.userModel.name.replace(/[^\w.+-]+/g, '_').slice(0, 80)}.wlq`, ctx.userModel.bytes);
+    } else if (mode === NAVIGATOR && navModel) {
+      download(`${fileName(navModel.name)}.wln`, navModel.bytes);
+    } else if (mode === DQN && ctx.userModel) {
+      download(`${fileName(ctx.userModel.name)}.wlq`, ctx.userModel.bytes);
     }
   });
+  // A navigator checkpoint (.wln): checked by loading it (the lab's navigator, for judging); the
+  // current one stays when it is refused.
+  async function importNavigator(file, bytes) {
+    let header;
+    try {
+      header = lab.loadNavigator(bytes);
+    } catch (e) {
+      ctx.message(`${file.name} was not loaded: ${errorText(e)}. The current navigator is unchanged.`);
+      return;
+    }
+    const trained = header.trained_on || 'nothing yet';
+    navModel = { name: `${file.name} (${trained}, ${fmtInt(header.counters.env_steps)} steps)`, bytes };
+    setButtons();
+    $('model-note').textContent = `Current navigator: ${navModel.name}.`;
+    try { await store.save(NAV_MODEL_KEY, navModel); } catch { /* kept for this session */ }
+    ctx.message(`Loaded ${file.name}: a navigator trained on ${trained} for ${fmtInt(header.counters.env_steps)} env steps. Continue training it with "Continue from the current model".`, 'info');
+  }
   $('import-ckpt').addEventListener('change', async (event) => {
     const file = event.target.files[0];
     event.target.value = '';
     if (!file) return;
     ctx.message('');
     const bytes = new Uint8Array(await file.arrayBuffer());
+    if (mode === NAVIGATOR) { await importNavigator(file, bytes); return; }
     let header;
     try {
       header = Lab.inspectCheckpoint(bytes);
@@ -362,6 +670,9 @@ export function initTrain(ctx) {
 
   taskOptions();
   buildHyper(defaults);
+  siteOptions();
+  showGenerator({ kind: 'dr' });
+  buildNav(navDefaults);
 
   // A model and a run saved by an earlier visit: the model comes back; an unfinished run resumes.
   const restored = (async () => {
@@ -370,12 +681,28 @@ export function initTrain(ctx) {
       if (model && model.bytes) {
         try { Lab.inspectCheckpoint(model.bytes); setUserModel(model, true); } catch { /* a damaged entry is ignored */ }
       }
+      const nav = await store.load(NAV_MODEL_KEY);
+      if (nav && nav.bytes) {
+        try { lab.loadNavigator(nav.bytes); navModel = nav; } catch { /* a damaged entry is ignored */ }
+      }
       const saved = await store.load(RUN_KEY);
       if (!saved) return;
       for (const [k, c] of Object.entries(charts)) c.load(saved.charts?.[k]);
-      chooseTasks(saved.request.tasks.map((t) => t.name));
-      buildHyper(saved.request.config);
-      $('train-frames').value = String(saved.request.frames);
+      if (['auto', 'webgpu', 'cpu'].includes(saved.request.backend)) $('train-backend').value = saved.request.backend;
+      if (saved.request.agent === NAVIGATOR) {
+        setMode(NAVIGATOR);
+        showGenerator(saved.request.generator);
+        buildNav({ ...navDefaults, ...saved.request.config });
+        $('train-nav-frames').value = String(saved.request.frames);
+        if (saved.request.judge_every_s) $('train-judge-every').value = String(saved.request.judge_every_s);
+        if (saved.request.judge_seeds) $('train-judge-seeds').value = String(saved.request.judge_seeds);
+        lastGrid = saved.grid || null;
+        showGrid(lastGrid);
+      } else {
+        chooseTasks(saved.request.tasks.map((t) => t.name));
+        buildHyper(saved.request.config);
+        $('train-frames').value = String(saved.request.frames);
+      }
       run = { request: saved.request, status: saved.status, env_steps: saved.env_steps, updates: saved.updates, backend: saved.backend, reason: saved.reason };
       showCounters();
       if (saved.status === 'running' || saved.status === 'paused') {
@@ -395,21 +722,25 @@ export function initTrain(ctx) {
   return {
     enter() {
       if (!chosenTasks().length) chooseTasks([ctx.taskSpec().name].filter((n) => ctx.tasks.some((t) => t.name === n)));
+      applyMode();
       setButtons();
       drawCharts();
     },
+    leave() { applyMode(); },
     restored,
     shareState() {
+      if (mode === NAVIGATOR) throw new Error('share links carry DOM-Q-Net training settings only, not the navigator\'s');
       const config = checkHyper();
       return { v: 1, view: 'train', task: { source: 'builtin', name: chosenTasks()[0] || ctx.taskSpec().name }, seed: ctx.seed(), config, replay: null };
     },
     async openShare(state) {
       await restored;
       if (session?.running) return;
+      setMode(DQN);
       if (state.config) buildHyper(state.config);
       chooseTasks([state.task.name]);
       ctx.message('The link set up a training run: press Start to train with these settings.', 'info');
     },
-    status() { return run && { status: run.status, env_steps: run.env_steps, updates: run.updates, backend: run.backend }; },
+    status() { return run && { agent: run.request.agent || DQN, status: run.status, env_steps: run.env_steps, updates: run.updates, backend: run.backend }; },
   };
 }
