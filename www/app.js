@@ -46,6 +46,7 @@ async function main() {
   window.lab = lab; // for tests, benchmarks and the curious
   const tasks = Lab.tasks();
   const manifest = await fetch('agents/manifest.json').then((r) => (r.ok ? r.json() : { agents: [] })).catch(() => ({ agents: [] }));
+  const shipped = Array.isArray(manifest.agents) ? manifest.agents : [];
 
   for (const t of tasks) {
     const opt = document.createElement('option');
@@ -58,8 +59,11 @@ async function main() {
     lab,
     Lab,
     tasks,
-    agents: manifest.agents || [],
-    agentNames: () => (manifest.agents || []).map((a) => a.name),
+    // The manifest lists DOM-Q-Net agents (no kind, or "dom-q-net") and navigators (kind
+    // "navigator"); each view gets its own kind, so a navigator is never loaded as DOM-Q-Net.
+    agents: shipped.filter((a) => !a.kind || a.kind === 'dom-q-net'),
+    navigators: shipped.filter((a) => a.kind === 'navigator'),
+    agentNames: () => ctx.agents.map((a) => a.name),
     message: showMessage,
     view: 'watch',
     views: {},

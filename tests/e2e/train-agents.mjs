@@ -73,7 +73,12 @@ try {
         eval_seed: ev.first_seed, solved_at: t.solved_at_frames ?? null, backend: r.backend,
       };
       manifest.agents = manifest.agents.filter((a) => a.name !== task).concat(entry);
-      manifest.agents.sort((a, b) => tasks.indexOf(a.name) - tasks.indexOf(b.name));
+      // DOM-Q-Net agents in the order of the tasks asked for; others (the navigator) after them.
+      const rank = (a) => {
+        const i = tasks.indexOf(a.name);
+        return a.kind && a.kind !== 'dom-q-net' ? tasks.length + 1 : i < 0 ? tasks.length : i;
+      };
+      manifest.agents.sort((a, b) => rank(a) - rank(b));
       writeFileSync(manifestPath, JSON.stringify(manifest, null, 2) + '\n');
       row.shipped = true;
       row['file KiB'] = (statSync(join(out, file)).size / 1024).toFixed(0);
