@@ -89,7 +89,7 @@ impl SimEnv {
                 ..DomNode::default()
             })
             .collect();
-        Observation { instruction: self.instruction.clone(), dom: DomGraph { nodes, truncated: 0 }, page: 0 }
+        Observation { instruction: self.instruction.clone(), dom: DomGraph { nodes, truncated: 0 }, ..Default::default() }
     }
 
     fn outcome(&mut self, raw: f64, reason: Option<&str>) -> Step {

@@ -72,6 +72,7 @@ fn site_view(live: &Observation) -> (Observation, NodeRef) {
         instruction: live.instruction.clone(),
         dom: DomGraph { nodes: out, truncated: live.dom.truncated },
         page: live.page,
+        ..Default::default()
     };
     (obs, offset)
 }

@@ -159,7 +159,7 @@ mod tests {
         for (i, t) in texts.iter().enumerate() {
             nodes.push(node(i as u32 + 2, Some(0), vec![], "BUTTON", t));
         }
-        Observation { instruction: Instruction::new(utterance, vec![]), dom: DomGraph { nodes, truncated: 0 }, page: 0 }
+        Observation { instruction: Instruction::new(utterance, vec![]), dom: DomGraph { nodes, truncated: 0 }, ..Default::default() }
     }
 
     #[test]

@@ -20,7 +20,7 @@ pub use action::Action;
 pub use episode::{EpisodeGuard, STEP_LIMIT_REASON};
 pub use error::EnvError;
 pub use instruction::{Field, Instruction, goal_tokens};
-pub use observation::{DomGraph, DomNode, NodeRef, NodeValue, Observation, Rect, TEXT_TAG};
+pub use observation::{DomGraph, DomNode, NodeRef, NodeValue, Observation, ObservationMeta, Rect, Settle, TEXT_TAG};
 pub use task::{Difficulty, TaskInfo, TaskSpec, builtin_task, builtin_tasks};
 
 /// The result of one action.

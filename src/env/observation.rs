@@ -12,13 +12,56 @@ pub type NodeRef = u32;
 pub const TEXT_TAG: &str = "t";
 
 /// One observation of the task page.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Observation {
     pub instruction: Instruction,
     pub dom: DomGraph,
     /// Which page of a multi-page site is showing (0 for single-page tasks).
     #[serde(default)]
     pub page: u32,
+    /// How the observation was taken (what a reset waited for, whether it reloaded the page).
+    #[serde(default, skip_serializing_if = "ObservationMeta::is_empty")]
+    pub meta: ObservationMeta,
+}
+
+/// Equality is about what the page shows: `meta` (wall-clock waits, reloads) is left out, so the
+/// same seed gives equal observations however long the page took to settle.
+impl PartialEq for Observation {
+    fn eq(&self, other: &Self) -> bool {
+        self.instruction == other.instruction && self.dom == other.dom && self.page == other.page
+    }
+}
+
+/// What the environment did to take an observation, beside what it shows. Empty after a step.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ObservationMeta {
+    /// At reset, when the episode's page was still loading images or fonts: the wait for them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settle: Option<Settle>,
+    /// At reset, when the page was reloaded first to clear state an earlier episode left (a
+    /// widget still open outside the task area): what was found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reloaded: Option<String>,
+}
+
+impl ObservationMeta {
+    pub fn is_empty(&self) -> bool {
+        self.settle.is_none() && self.reloaded.is_none()
+    }
+}
+
+/// A reset's wait for the images and fonts the new episode's page was loading, so that boxes are
+/// final (an icon is 0 px wide until its image arrives).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Settle {
+    /// Images that had not finished loading when the episode started.
+    pub images: u32,
+    /// Whether web fonts were still loading.
+    pub fonts: bool,
+    /// How long the lab waited (milliseconds).
+    pub waited_ms: u32,
+    /// The wait reached its bound (`EnvConfig::settle_timeout_ms`) with something still loading.
+    pub timed_out: bool,
 }
 
 /// The visible DOM, flattened in document (pre-)order: `nodes[0]` is `BODY`, and every node's
@@ -315,6 +358,7 @@ mod tests {
             instruction: Instruction::new("Enter \"Ann\".", vec![Field { key: "target".into(), value: "Ann".into() }]),
             dom,
             page: 2,
+            meta: ObservationMeta::default(),
         };
         let json = serde_json::to_string(&obs).unwrap();
         let back: Observation = serde_json::from_str(&json).unwrap();
@@ -331,6 +375,24 @@ mod tests {
         assert_eq!(n[4]["value"], false, "checked states are plain booleans");
         assert!(n[0].get("options").is_none(), "empty option lists are left out");
         assert_eq!(n[5]["options"], serde_json::json!(["Apple", "Banana"]));
+    }
+
+    #[test]
+    fn meta_travels_on_the_wire_but_is_not_part_of_equality() {
+        let plain = Observation { dom: sample(), ..Observation::default() };
+        let json = serde_json::to_string(&plain).unwrap();
+        assert!(!json.contains("meta"), "an empty meta is left out: {json}");
+        let mut settled = plain.clone();
+        settled.meta = ObservationMeta {
+            settle: Some(Settle { images: 1, fonts: false, waited_ms: 37, timed_out: false }),
+            reloaded: Some("DIV#picker was left open".into()),
+        };
+        assert_eq!(settled, plain, "the same page, however it was waited for");
+        let back: Observation = serde_json::from_str(&serde_json::to_string(&settled).unwrap()).unwrap();
+        assert_eq!(back.meta, settled.meta);
+        let mut other = plain.clone();
+        other.page = 1;
+        assert_ne!(other, plain);
     }
 
     #[test]

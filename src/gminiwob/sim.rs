@@ -281,7 +281,7 @@ impl SiteSim {
     pub fn observe(&mut self) -> Observation {
         let mut nodes = Vec::with_capacity(self.state.len());
         self.walk(0, None, &mut nodes);
-        Observation { instruction: self.instruction.clone(), dom: DomGraph { nodes, truncated: 0 }, page: self.page }
+        Observation { instruction: self.instruction.clone(), dom: DomGraph { nodes, truncated: 0 }, page: self.page, ..Default::default() }
     }
 
     // ------------------------------------------------------------------ the reader

@@ -265,6 +265,7 @@ pub(crate) mod tests {
             },
             dom: DomGraph { nodes, truncated: 0 },
             page: 0,
+            ..Default::default()
         }
     }
 

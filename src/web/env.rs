@@ -72,7 +72,7 @@ impl IframeEnv {
     pub fn observe(&mut self) -> Result<Observation, EnvError> {
         let page = self.frame.page.as_ref().ok_or(EnvError::NoEpisode)?;
         let dom = self.reader.read(&page.document, page.epoch, self.cfg.max_nodes);
-        Ok(Observation { instruction: self.instruction.clone(), dom, page: gminiwob::current_page(&page.window) })
+        Ok(Observation { instruction: self.instruction.clone(), dom, page: gminiwob::current_page(&page.window), ..Default::default() })
     }
 
     /// The generated site of the running episode, if the task is one.

@@ -256,11 +256,11 @@ mod tests {
     #[test]
     fn social_scripts_pick_posts_by_handle() {
         let ins = fields(&[("user", "@a"), ("button", "Like"), ("submit", "Submit")]);
-        let obs = Observation { instruction: ins.clone(), dom: feed(false), page: 0 };
+        let obs = Observation { instruction: ins.clone(), dom: feed(false), ..Default::default() };
         assert_eq!(social_media(&obs), Some(Action::Click(5)));
         assert_eq!(social_media_wrong(&obs), Some(Action::Click(4)));
         assert_eq!(social_media_all(&obs), Some(Action::Click(5)));
-        let done = Observation { instruction: ins, dom: feed(true), page: 0 };
+        let done = Observation { instruction: ins, dom: feed(true), ..Default::default() };
         assert_eq!(social_media_all(&done), Some(Action::Click(10)));
         assert_eq!(social_media_all_wrong(&done), Some(Action::Click(9)));
     }
@@ -277,9 +277,9 @@ mod tests {
             node(7, Some(5), "SPAN", "", &["sender"], "Bo"),
             node(8, Some(5), "SPAN", "", &["icon", "trash"], ""),
         ]);
-        let reply = Observation { instruction: fields(&[("task", "reply"), ("by", "Bo"), ("message", "hi")]), dom: dom.clone(), page: 0 };
+        let reply = Observation { instruction: fields(&[("task", "reply"), ("by", "Bo"), ("message", "hi")]), dom: dom.clone(), ..Default::default() };
         assert_eq!(email_inbox(&reply), Some(Action::Click(7)));
-        let delete = Observation { instruction: fields(&[("task", "delete"), ("by", "Bo")]), dom, page: 0 };
+        let delete = Observation { instruction: fields(&[("task", "delete"), ("by", "Bo")]), dom, ..Default::default() };
         assert_eq!(email_inbox(&delete), Some(Action::Click(8)));
         assert_eq!(email_inbox_wrong(&delete), Some(Action::Click(5)));
     }
