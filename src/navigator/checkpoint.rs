@@ -1,5 +1,9 @@
-//! Navigator checkpoints (`.wln`): config, vocabulary, counters and what it trained on, with the
-//! weights, in the shared container (`crate::learn::checkpoint`).
+//! Navigator checkpoints (`.wln`): config (its `head` says A2C or DQN, `bidirectional` the
+//! encoder), vocabulary, counters and what it trained on, with the online network's weights, in
+//! the shared container (`crate::learn::checkpoint`). Files from before the DQN and BiLSTM
+//! options lack those keys and load as what they are: A2C with a forward LSTM. A DQN
+//! navigator's target network and replay are not in it (a snapshot carries them beside it, see
+//! `Navigator::optimizer_state`): loaded, its target starts as a copy and its replay empty.
 
 use burn::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -119,6 +123,36 @@ mod tests {
             assert_eq!(a, b);
             assert!((x - y).abs() < 1e-2);
         }
+    }
+
+    #[test]
+    fn the_head_and_encoder_are_recorded() {
+        use crate::navigator::config::Head;
+        let dev = Device::flex().autodiff();
+        let cfg = NavigatorConfig { head: Head::Dqn, bidirectional: true, ..small() };
+        let nav = Navigator::new(cfg.clone(), &dev, 4).unwrap();
+        let s = {
+            let mut n = Navigator::new(cfg, &dev, 4).unwrap();
+            n.encode(&observation(), &mut EpisodeMemory::default(), true)
+        };
+        let bytes = block_on(nav.save("x", Precision::Full)).unwrap();
+        let (back, header) = Navigator::load(&bytes, &dev, 1).unwrap();
+        assert_eq!((header.config.head, header.config.bidirectional), (Head::Dqn, true));
+        assert!(back.dqn().is_some(), "loads as a DQN navigator, with a target network");
+        assert!(back.dqn().unwrap().replay.is_empty());
+        assert_eq!(block_on(back.q_values(&s)).unwrap(), block_on(nav.q_values(&s)).unwrap());
+    }
+
+    #[test]
+    fn the_shipped_navigator_still_loads_as_a2c_with_a_forward_lstm() {
+        use crate::navigator::config::Head;
+        let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/agents/navigator-cl.wln")).unwrap();
+        let parts = container::read(&KIND, &bytes).unwrap();
+        let raw: serde_json::Value = serde_json::from_slice(parts.header).unwrap();
+        assert!(raw["config"].get("head").is_none(), "a file from before the options");
+        let (nav, header) = Navigator::load(&bytes, &Device::flex(), 0).unwrap();
+        assert_eq!((header.config.head, header.config.bidirectional), (Head::A2c, false));
+        assert!(nav.dqn().is_none());
     }
 
     #[test]

@@ -2,15 +2,32 @@
 //!
 //! Sources: the reference code's `DQNWebLSTM` and its gin file (reference-implementations.md
 //! §3.6: embedding 100, latent 50, 250 elements × 5 attributes × 10 tokens, 25 fields × 10
-//! tokens, 8 element features, keys only); the AEG/CoDE papers (A2C with entropy
-//! regularisation, a navigator of about 104.5k parameters). The papers give no A2C constants:
-//! those marked "our choice" follow Mnih et al. (2016) and common A2C practice.
+//! tokens, 8 element features, keys only, forward LSTM with BiLSTM optional); the AEG/CoDE
+//! papers (A2C with entropy regularisation, a navigator of about 104.5k parameters). The papers
+//! give no A2C constants: those marked "our choice" follow Mnih et al. (2016) and common A2C
+//! practice. The reference's DQN head has no constants in its gin file either; CoDE is built on
+//! ACME, so the `dqn_*` values are ACME's TF DQN agent's defaults unless marked otherwise.
 
 use serde::{Deserialize, Serialize};
+
+/// How the navigator learns: the papers' A2C, or the reference code's DQN head.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Head {
+    /// Actor-critic: a softmax policy over the open choices and a value (the papers).
+    #[default]
+    A2c,
+    /// Q-values over the open choices, ε-greedy acting, replay and a target network (the
+    /// reference code's `DQNWebLSTM`).
+    Dqn,
+}
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct NavigatorConfig {
+    /// The learner: "a2c" (the papers, default) or "dqn" (the reference code's head).
+    pub head: Head,
+
     // ---------------------------------------------------------------- observation
     /// Most DOM elements read, in ref order (reference: 250).
     pub max_elements: usize,
@@ -36,6 +53,10 @@ pub struct NavigatorConfig {
     pub embedding_dim: usize,
     /// Element, field and LSTM size (reference gin: latent 50).
     pub latent_dim: usize,
+    /// A backward LSTM beside the forward one (reference: optional, off). Each direction then has
+    /// latent_dim / 2 units and their outputs are concatenated, so an element's encoding keeps
+    /// latent_dim values and the rest of the network is unchanged.
+    pub bidirectional: bool,
 
     // ---------------------------------------------------------------- A2C
     /// Adam learning rate (our choice; the papers do not state it). 3e-4: at 1e-3 the policy
@@ -56,7 +77,41 @@ pub struct NavigatorConfig {
     /// Adam ε.
     pub adam_epsilon: f32,
     /// Episodes collected on a design before each update (the papers' M; unstated, our choice).
+    /// Under DQN: episodes collected per iteration before its TD updates.
     pub episodes_per_update: usize,
+
+    // ---------------------------------------------------------------- DQN head (head = "dqn")
+    // `discount`, `adam_epsilon` and `max_grad_norm` above apply to it too (ACME: γ 0.99, no
+    // clipping).
+    /// Adam learning rate (ACME: 1e-3).
+    pub dqn_learning_rate: f64,
+    /// Transitions per TD update (ACME: 256).
+    pub dqn_batch_size: usize,
+    /// Replay capacity in transitions, oldest out first (ACME: 1,000,000; our choice 10,000: the
+    /// whole replay goes into a run's snapshot so it resumes exactly, and at 1M that would be
+    /// gigabytes).
+    pub dqn_replay_capacity: usize,
+    /// Transitions stored before the first update (ACME: 1,000).
+    pub dqn_min_replay: usize,
+    /// Transitions sampled per transition stored; updates per env step = this / batch (ACME: 32,
+    /// i.e. one update of 256 per 8 steps).
+    pub dqn_samples_per_insert: f64,
+    /// Updates between copies of the online network into the target network (ACME: 100).
+    pub dqn_target_update_period: usize,
+    /// Steps summed before bootstrapping (ACME: 5).
+    pub dqn_n_step: usize,
+    /// Double DQN: the online network picks the next choice, the target network values it
+    /// (ACME's `trfl.double_qlearning`; DOM-Q-Net too).
+    pub dqn_double: bool,
+    /// Huber loss with δ = 1 (ACME, DOM-Q-Net); otherwise squared error.
+    pub dqn_huber: bool,
+    /// Clip each n-step return to ±this before the TD target (ACME clips to ±1; `None`: none).
+    pub dqn_reward_clip: Option<f64>,
+    /// ε-greedy exploration, linear from start to end over `dqn_epsilon_decay_steps` env steps,
+    /// then end (ACME: a constant 0.05).
+    pub dqn_epsilon_start: f64,
+    pub dqn_epsilon_end: f64,
+    pub dqn_epsilon_decay_steps: u64,
 }
 
 impl Default for NavigatorConfig {
@@ -69,8 +124,10 @@ impl Default for NavigatorConfig {
             layout_width: 400.0,
             layout_height: 640.0,
             vocab_cap: 1_000,
+            head: Head::A2c,
             embedding_dim: 100,
             latent_dim: 50,
+            bidirectional: false,
             learning_rate: 3e-4,
             discount: 0.99,
             entropy_coef: 0.05,
@@ -78,6 +135,19 @@ impl Default for NavigatorConfig {
             max_grad_norm: None,
             adam_epsilon: 1e-8,
             episodes_per_update: 8,
+            dqn_learning_rate: 1e-3,
+            dqn_batch_size: 256,
+            dqn_replay_capacity: 10_000,
+            dqn_min_replay: 1_000,
+            dqn_samples_per_insert: 32.0,
+            dqn_target_update_period: 100,
+            dqn_n_step: 5,
+            dqn_double: true,
+            dqn_huber: true,
+            dqn_reward_clip: Some(1.0),
+            dqn_epsilon_start: 0.05,
+            dqn_epsilon_end: 0.05,
+            dqn_epsilon_decay_steps: 0,
         }
     }
 }
@@ -90,6 +160,11 @@ const MAX_TOKENS: usize = 32;
 const MAX_VOCAB: usize = 100_000;
 const MAX_DIM: usize = 1_024;
 const MAX_EPISODES_PER_UPDATE: usize = 1_024;
+const MAX_BATCH: usize = 4_096;
+/// Replay states are kept whole (about 2–40 kB each, by page size) and all go into snapshots.
+const MAX_REPLAY: usize = 100_000;
+const MAX_N_STEP: usize = 64;
+const MAX_TARGET_PERIOD: usize = 10_000_000;
 
 impl NavigatorConfig {
     /// Checks every value; the message names the first bad one.
@@ -104,6 +179,17 @@ impl NavigatorConfig {
         size("embedding_dim", self.embedding_dim, 1, MAX_DIM)?;
         size("latent_dim", self.latent_dim, 1, MAX_DIM)?;
         size("episodes_per_update", self.episodes_per_update, 1, MAX_EPISODES_PER_UPDATE)?;
+        if self.bidirectional && self.latent_dim % 2 != 0 {
+            return Err(format!("latent_dim must be even with bidirectional (each direction gives half), not {}", self.latent_dim));
+        }
+        size("dqn_batch_size", self.dqn_batch_size, 1, MAX_BATCH)?;
+        size("dqn_replay_capacity", self.dqn_replay_capacity, 1, MAX_REPLAY)?;
+        size("dqn_min_replay", self.dqn_min_replay, 1, self.dqn_replay_capacity)?;
+        size("dqn_target_update_period", self.dqn_target_update_period, 1, MAX_TARGET_PERIOD)?;
+        size("dqn_n_step", self.dqn_n_step, 1, MAX_N_STEP)?;
+        if self.dqn_epsilon_decay_steps > 1_000_000_000_000 {
+            return Err(format!("dqn_epsilon_decay_steps must be 0 to 1000000000000, not {}", self.dqn_epsilon_decay_steps));
+        }
         let finite = |name: &str, v: f64, lo: f64, hi: f64| {
             if v.is_finite() && v >= lo && v <= hi { Ok(()) } else { Err(format!("{name} must be {lo} to {hi}, not {v}")) }
         };
@@ -117,7 +203,23 @@ impl NavigatorConfig {
         if let Some(n) = self.max_grad_norm {
             finite("max_grad_norm", n, 1e-6, 1e6)?;
         }
+        finite("dqn_learning_rate", self.dqn_learning_rate, 1e-8, 1.0)?;
+        finite("dqn_samples_per_insert", self.dqn_samples_per_insert, 1e-3, 1_024.0)?;
+        if let Some(c) = self.dqn_reward_clip {
+            finite("dqn_reward_clip", c, 1e-6, 1e6)?;
+        }
+        finite("dqn_epsilon_start", self.dqn_epsilon_start, 0.0, 1.0)?;
+        finite("dqn_epsilon_end", self.dqn_epsilon_end, 0.0, 1.0)?;
         Ok(())
+    }
+
+    /// ε of the DQN head's exploration after `env_steps` steps of training.
+    pub fn epsilon(&self, env_steps: u64) -> f64 {
+        let (a, b) = (self.dqn_epsilon_start, self.dqn_epsilon_end);
+        if env_steps >= self.dqn_epsilon_decay_steps {
+            return b;
+        }
+        a + (b - a) * env_steps as f64 / self.dqn_epsilon_decay_steps as f64
     }
 }
 
@@ -140,6 +242,32 @@ mod tests {
         bad(|c| c.learning_rate = f64::NAN, "learning_rate");
         bad(|c| c.discount = 1.5, "discount");
         bad(|c| c.max_grad_norm = Some(f64::INFINITY), "max_grad_norm");
+        bad(|c| c.dqn_replay_capacity = 10_000_000, "dqn_replay_capacity");
+        bad(|c| c.dqn_batch_size = 0, "dqn_batch_size");
+        bad(|c| c.dqn_min_replay = c.dqn_replay_capacity + 1, "dqn_min_replay");
+        bad(|c| c.dqn_n_step = 1_000, "dqn_n_step");
+        bad(|c| c.dqn_target_update_period = 0, "dqn_target_update_period");
+        bad(|c| c.dqn_samples_per_insert = f64::INFINITY, "dqn_samples_per_insert");
+        bad(|c| c.dqn_epsilon_start = 1.5, "dqn_epsilon_start");
+        bad(|c| c.dqn_epsilon_decay_steps = u64::MAX, "dqn_epsilon_decay_steps");
+        bad(|c| c.dqn_reward_clip = Some(-1.0), "dqn_reward_clip");
+        bad(
+            |c| {
+                c.bidirectional = true;
+                c.latent_dim = 51
+            },
+            "latent_dim must be even",
+        );
+    }
+
+    #[test]
+    fn epsilon_falls_linearly_then_stays() {
+        let c = NavigatorConfig { dqn_epsilon_start: 1.0, dqn_epsilon_end: 0.1, dqn_epsilon_decay_steps: 100, ..NavigatorConfig::default() };
+        assert_eq!(c.epsilon(0), 1.0);
+        assert!((c.epsilon(50) - 0.55).abs() < 1e-12);
+        assert_eq!(c.epsilon(100), 0.1);
+        assert_eq!(c.epsilon(1_000_000), 0.1);
+        assert_eq!(NavigatorConfig::default().epsilon(0), 0.05, "ACME's constant ε");
     }
 
     #[test]
@@ -148,5 +276,8 @@ mod tests {
         let c: NavigatorConfig = serde_json::from_str(r#"{"latent_dim":32}"#).unwrap();
         assert_eq!(c.latent_dim, 32);
         assert_eq!(c.embedding_dim, 100);
+        let d: NavigatorConfig = serde_json::from_str(r#"{"head":"dqn","bidirectional":true}"#).unwrap();
+        assert_eq!((d.head, d.bidirectional), (Head::Dqn, true));
+        assert!(serde_json::from_str::<NavigatorConfig>(r#"{"head":"ppo"}"#).is_err());
     }
 }

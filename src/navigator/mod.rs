@@ -1,11 +1,13 @@
 //! The gMiniWoB navigator: the agent both generation papers train to fill forms on websites it
 //! has never seen (after Gur et al. 2019, "Learning to navigate the web"; the reference's
-//! `DQNWebLSTM`), trained with A2C and entropy regularisation.
+//! `DQNWebLSTM`), trained with A2C and entropy regularisation, or with the reference code's DQN
+//! head.
 //!
 //! - `config`: every hyperparameter, with its value and source;
 //! - `features`: from an observation to tokens, element features and open choices;
 //! - `model`: the network (burn);
-//! - `agent`: acting and the A2C update;
+//! - `agent`: acting and the learners (A2C; DQN with its target network);
+//! - `replay`: the DQN head's replay buffer;
 //! - `checkpoint`: `.wln` files (the container shared with DOM-Q-Net's);
 //! - `train`: the loop over generated sites (a generator from `crate::curriculum`) and judging.
 
@@ -14,8 +16,9 @@ pub mod checkpoint;
 pub mod config;
 pub mod features;
 pub mod model;
+pub mod replay;
 pub mod train;
 
 pub use agent::{Navigator, Transition, UpdateStats};
-pub use config::NavigatorConfig;
+pub use config::{Head, NavigatorConfig};
 pub use features::{EpisodeMemory, NavAction, NavState};

@@ -1,8 +1,10 @@
 //! The navigator network (after Gur et al. 2019 and the reference's `DQNWebLSTM`, §3.6):
 //! elements from the mean embeddings of their 5 attributes and 8 features, a forward LSTM over
-//! the elements in ref order, fields from their mean token embedding; a joint policy over
-//! (field, element) pairs from their dot products plus a per-element action type, masked to the
-//! open choices; the value from the element marginal used as attention over the elements.
+//! the elements in ref order (optionally a backward one beside it), fields from their mean token
+//! embedding; scores over (field, element) pairs from their dot products plus a per-element
+//! action type, masked to the open choices. The A2C head reads the scores as a policy's logits
+//! and takes the value from the element marginal used as attention over the elements; the DQN
+//! head reads the same scores as Q-values.
 
 use burn::module::{Initializer, Param};
 use burn::nn::{Linear, LinearConfig};
@@ -61,6 +63,19 @@ impl ElementLstm {
     }
 }
 
+/// Reverses each state's first `lens[b]` rows of a [b, e, d] tensor, leaving its padding where
+/// it is: a backward LSTM run forward over the result reads each state from its own last
+/// element, never from padding. Its own inverse.
+fn reverse_within(x: Tensor<3>, lens: &[usize]) -> Tensor<3> {
+    let [b, e, d] = x.dims();
+    let idx: Vec<i64> = (0..b)
+        .flat_map(|bi| (0..e).map(move |t| (bi * e + if t < lens[bi] { lens[bi] - 1 - t } else { t }) as i64))
+        .collect();
+    let plain = x.device().without_autodiff();
+    let idx = Tensor::<1, Int>::from_data(TensorData::new(idx, [b * e]), &plain);
+    x.reshape([b * e, d]).select(0, idx).reshape([b, e, d])
+}
+
 #[derive(Module, Debug)]
 pub struct NavigatorModel {
     /// One vocabulary for every attribute and the fields, as the reference.
@@ -69,7 +84,10 @@ pub struct NavigatorModel {
     element_mlp: Linear,
     /// Field mean embedding → latent, ReLU.
     field_mlp: Linear,
+    /// latent units, or latent / 2 when `lstm_backward` is there.
     lstm: ElementLstm,
+    /// The BiLSTM option's backward direction (latent / 2 units).
+    lstm_backward: Option<ElementLstm>,
     /// Element encoding → [set, click] scores.
     action_type: Linear,
     value_hidden: Linear,
@@ -85,6 +103,8 @@ pub struct Padded {
     /// Elements and fields per state after padding (fields at least 1).
     pub e: usize,
     pub f: usize,
+    /// Each state's own number of elements.
+    lens: Vec<usize>,
     /// Non-pad token ids of element attributes and the (state, element, attribute) group of each.
     el_tokens: Vec<i64>,
     el_groups: Vec<i64>,
@@ -108,6 +128,7 @@ impl Padded {
             b,
             e,
             f,
+            lens: states.iter().map(|s| s.elements).collect(),
             el_tokens: Vec::new(),
             el_groups: Vec::new(),
             el_counts: vec![1.0; b * e * ATTRIBUTES],
@@ -184,6 +205,14 @@ impl Padded {
     }
 }
 
+/// The network's scores for a batch before any head reads them.
+struct Scores {
+    /// [b, f·e + e], CLOSED added to closed choices.
+    masked: Tensor<2>,
+    /// [b, e, latent]: the element encodings.
+    dom: Tensor<3>,
+}
+
 /// What the network gives for a batch.
 #[derive(Debug, Clone)]
 pub struct PolicyOut {
@@ -197,11 +226,13 @@ impl NavigatorModel {
     pub fn new(cfg: &NavigatorConfig, device: &Device) -> Self {
         let (d, l) = (cfg.embedding_dim, cfg.latent_dim);
         let emb = Initializer::Normal { mean: 0.0, std: 1.0 / (d as f64).sqrt() };
+        let per_direction = if cfg.bidirectional { l / 2 } else { l };
         NavigatorModel {
             embedding: emb.init([cfg.vocab_cap, d], device),
             element_mlp: LinearConfig::new(ATTRIBUTES * d, l).init(device),
             field_mlp: LinearConfig::new(d, l).init(device),
-            lstm: ElementLstm::new(l + ELEMENT_FEATURES, l, device),
+            lstm: ElementLstm::new(l + ELEMENT_FEATURES, per_direction, device),
+            lstm_backward: cfg.bidirectional.then(|| ElementLstm::new(l + ELEMENT_FEATURES, l / 2, device)),
             action_type: LinearConfig::new(l, 2).init(device),
             value_hidden: LinearConfig::new(l, l).init(device),
             value_out: LinearConfig::new(l, 1).init(device),
@@ -229,14 +260,27 @@ impl NavigatorModel {
         sum / Tensor::<2>::from_data(TensorData::new(counts.to_vec(), [n, 1]), plain)
     }
 
-    pub fn forward(&self, p: &Padded) -> PolicyOut {
+    /// The element encodings: [b, e, latent], the forward LSTM's outputs, or with the BiLSTM
+    /// option the forward and backward halves side by side.
+    pub fn encode_elements(&self, x: Tensor<3>, lens: &[usize]) -> Tensor<3> {
+        let fwd = self.lstm.forward(x.clone());
+        match &self.lstm_backward {
+            None => fwd,
+            Some(back) => {
+                let bwd = reverse_within(back.forward(reverse_within(x, lens)), lens);
+                Tensor::cat(vec![fwd, bwd], 2)
+            }
+        }
+    }
+
+    fn scores(&self, p: &Padded) -> Scores {
         let plain = self.device().without_autodiff();
         let (b, e, f, l) = (p.b, p.e, p.f, self.latent_dim);
 
         let attrs = self.means(&p.el_tokens, &p.el_groups, &p.el_counts, &plain).reshape([b * e, ATTRIBUTES * self.embedding_dim]);
         let feats = Tensor::<2>::from_data(TensorData::new(p.features.clone(), [b * e, ELEMENT_FEATURES]), &plain);
         let x = Tensor::cat(vec![relu(self.element_mlp.forward(attrs)), feats], 1).reshape([b, e, l + ELEMENT_FEATURES]);
-        let dom = self.lstm.forward(x); // [b, e, l]
+        let dom = self.encode_elements(x, &p.lens); // [b, e, l]
 
         let fields = relu(self.field_mlp.forward(self.means(&p.fd_tokens, &p.fd_groups, &p.fd_counts, &plain))).reshape([b, f, l]);
         let pair = fields.matmul(dom.clone().swap_dims(1, 2)); // [b, f, e]
@@ -245,7 +289,21 @@ impl NavigatorModel {
         let click = kind.slice([0..b, 0..e, 1..2]).reshape([b, e]);
         let set = (pair + set_kind).reshape([b, f * e]);
         let mask = Tensor::<2>::from_data(TensorData::new(p.mask.clone(), [b, f * e + e]), &plain);
-        let log_probs = log_softmax(Tensor::cat(vec![set, click], 1) + mask, 1);
+        Scores { masked: Tensor::cat(vec![set, click], 1) + mask, dom }
+    }
+
+    /// The DQN head: Q of every choice, [b, f·e + e] (the reference's Q[f, e] = ⟨dom_e, prof_f⟩
+    /// plus the element's action-type term; a click is one choice per element, not one per
+    /// field). Closed choices are about CLOSED, so a max or argmax never picks them.
+    pub fn q_values(&self, p: &Padded) -> Tensor<2> {
+        self.scores(p).masked
+    }
+
+    /// The A2C head: the policy (a softmax over the open choices' scores) and the value.
+    pub fn forward(&self, p: &Padded) -> PolicyOut {
+        let (b, e, f, l) = (p.b, p.e, p.f, self.latent_dim);
+        let Scores { masked, dom } = self.scores(p);
+        let log_probs = log_softmax(masked, 1);
 
         // The element marginal (not differentiated: the critic does not steer the policy) as
         // attention over the element encodings.
@@ -315,6 +373,56 @@ mod tests {
         for (x, y) in a.iter().zip(&b) {
             assert!((x - y).abs() < 1e-6);
         }
+    }
+
+    #[test]
+    fn the_bilstm_reads_elements_both_ways_with_the_same_width() {
+        let cfg = NavigatorConfig { vocab_cap: 50, latent_dim: 8, embedding_dim: 6, bidirectional: true, ..NavigatorConfig::default() };
+        let dev = Device::flex();
+        let model = NavigatorModel::new(&cfg, &dev);
+        let d_in = 8 + ELEMENT_FEATURES;
+        let x = Tensor::<3>::random([1, 5, d_in], burn::tensor::Distribution::Normal(0.0, 1.0), &dev);
+        let full = model.encode_elements(x.clone(), &[5]);
+        assert_eq!(full.dims(), [1, 5, 8], "forward and backward halves give latent_dim values");
+        let vec = |t: Tensor<3>| t.into_data().try_to_vec::<f32>().unwrap();
+        let differs = |a: &[f32], b: &[f32]| a.iter().zip(b).any(|(x, y)| (x - y).abs() > 1e-5);
+        // Change only the last element: the first element's backward half changes (it has read
+        // the last one), its forward half does not.
+        let last_changed = Tensor::cat(vec![x.clone().slice([0..1, 0..4, 0..d_in]), x.clone().slice([0..1, 4..5, 0..d_in]).mul_scalar(-2.0)], 1);
+        let other = model.encode_elements(last_changed, &[5]);
+        let (a, b) = (vec(full.clone().slice([0..1, 0..1, 0..8])), vec(other.slice([0..1, 0..1, 0..8])));
+        assert!(!differs(&a[..4], &b[..4]), "forward half of element 0 reads only element 0");
+        assert!(differs(&a[4..], &b[4..]), "backward half of element 0 reads the elements after it");
+        // Change only the first element: the last element's forward half changes, its backward
+        // half does not.
+        let first_changed = Tensor::cat(vec![x.clone().slice([0..1, 0..1, 0..d_in]).mul_scalar(-2.0), x.clone().slice([0..1, 1..5, 0..d_in])], 1);
+        let other = model.encode_elements(first_changed, &[5]);
+        let (a, b) = (vec(full.clone().slice([0..1, 4..5, 0..8])), vec(other.slice([0..1, 4..5, 0..8])));
+        assert!(differs(&a[..4], &b[..4]), "forward half of the last element reads the ones before it");
+        assert!(!differs(&a[4..], &b[4..]), "backward half of the last element reads only itself");
+        // Padding after a state's own elements changes none of its outputs, in either direction.
+        let padded = Tensor::cat(vec![x.clone().slice([0..1, 0..3, 0..d_in]), Tensor::zeros([1, 2, d_in], &dev)], 1);
+        let short = model.encode_elements(x.slice([0..1, 0..3, 0..d_in]), &[3]);
+        let long = model.encode_elements(padded, &[3]).slice([0..1, 0..3, 0..8]);
+        assert!(!differs(&vec(short), &vec(long)), "padding is never read");
+    }
+
+    #[test]
+    fn the_bilstm_network_gives_the_same_shapes_and_a_proper_policy() {
+        let cfg = NavigatorConfig { vocab_cap: 50, bidirectional: true, ..NavigatorConfig::default() };
+        let dev = Device::flex();
+        let model = NavigatorModel::new(&cfg, &dev);
+        let uni = NavigatorModel::new(&NavigatorConfig { bidirectional: false, ..cfg.clone() }, &dev);
+        // Two LSTMs of half the width: fewer recurrent weights, the rest the same.
+        assert!(model.parameter_count() < uni.parameter_count());
+        let mut vocab = Vocab::new(cfg.vocab_cap);
+        let s = encode(&observation(), &cfg, &mut vocab, true, &mut EpisodeMemory::default());
+        let p = Padded::new(&[&s]);
+        let out = model.forward(&p);
+        assert_eq!(out.log_probs.dims(), [1, p.width()]);
+        let total: f32 = out.log_probs.exp().sum().into_scalar();
+        assert!((total - 1.0).abs() < 1e-5);
+        assert_eq!(model.q_values(&p).dims(), [1, p.width()]);
     }
 
     #[test]
