@@ -91,7 +91,13 @@ pub fn encode(vocabs: &mut Vocabs, obs: &Observation, cfg: &DqnConfig) -> Encode
             }
         }
     }
-    let tokens = &obs.instruction.tokens;
+    let normalized;
+    let tokens = if cfg.normalize_goal_tokens {
+        normalized = normalize_goal_tokens(&obs.instruction.tokens);
+        &normalized
+    } else {
+        &obs.instruction.tokens
+    };
     let goal_tokens: Vec<String> = tokens.iter().take(cfg.max_goal_tokens).cloned().collect();
     for t in &goal_tokens {
         f.goal.push(encode_text(vocabs, &mut oov, text_vocab, t));
@@ -111,6 +117,35 @@ pub fn encode(vocabs: &mut Vocabs, obs: &Observation, cfg: &DqnConfig) -> Encode
     }
     let warning = (!cuts.is_empty()).then(|| format!("page larger than the model's caps, truncated: {}", cuts.join(", ")));
     Encoded { features: f, leaf_refs, leaf_typable, goal_tokens, warning }
+}
+
+const MONTHS: [&str; 12] = [
+    "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November",
+    "December",
+];
+
+/// The reference code's goal tokens ([`DqnConfig::normalize_goal_tokens`]): every number written
+/// as its value ("07" → "7"), then a second token 1–12 as its month's name. MiniWoB's dates are
+/// "MM/DD/YYYY" and most utterances that give one start with a verb ("Select 12/07/2016 …"), so
+/// the month lands second and matches a date picker's "December 2016".
+pub fn normalize_goal_tokens(tokens: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = tokens
+        .iter()
+        .map(|t| {
+            if !t.is_empty() && t.chars().all(|c| c.is_ascii_digit()) {
+                let value = t.trim_start_matches('0');
+                if value.is_empty() { "0".to_string() } else { value.to_string() }
+            } else {
+                t.clone()
+            }
+        })
+        .collect();
+    if let Some(second) = out.get_mut(1) {
+        if let Ok(m @ 1..=12) = second.parse::<usize>() {
+            *second = MONTHS[m - 1].to_string();
+        }
+    }
+    out
 }
 
 /// Whether an element with the reader's `tag` takes typed text: a textarea, or an input that is
@@ -186,6 +221,27 @@ mod tests {
         for tag in ["INPUT_checkbox", "INPUT_radio", "INPUT_submit", "BUTTON", "SPAN", "t", "SELECT"] {
             assert!(!typable(tag), "{tag}");
         }
+    }
+
+    #[test]
+    fn goal_tokens_are_normalised_as_the_reference_does_when_asked() {
+        let toks = |s: &str| crate::env::goal_tokens(s);
+        assert_eq!(normalize_goal_tokens(&toks("Select 12/07/2016 as the date")), ["Select", "December", "7", "2016", "as", "the", "date"]);
+        assert_eq!(normalize_goal_tokens(&toks("Select 03/09/2016")), ["Select", "March", "9", "2016"]);
+        assert_eq!(normalize_goal_tokens(&toks("Click 13 then 007 and 0")), ["Click", "13", "then", "7", "and", "0"], "13 is no month");
+        assert_eq!(normalize_goal_tokens(&toks("Enter \"5\" now")), ["Enter", "May", "now"], "the reference's rule looks only at the position");
+        assert_eq!(normalize_goal_tokens(&toks("Type x2 or 1st")), ["Type", "x2", "or", "1st"], "only whole numbers");
+        assert!(normalize_goal_tokens(&[]).is_empty());
+
+        // Off by default: the goal is the utterance's tokens; on, typing uses the normalised ones.
+        let obs = page(&["March"], "Select 03/09/2016");
+        let cfg = DqnConfig::default();
+        let mut v = Vocabs::new(cfg.tag_vocab, cfg.text_vocab, cfg.class_vocab);
+        assert_eq!(encode(&mut v, &obs, &cfg).goal_tokens, ["Select", "03", "09", "2016"]);
+        let cfg = DqnConfig { normalize_goal_tokens: true, ..cfg };
+        let e = encode(&mut v, &obs, &cfg);
+        assert_eq!(e.goal_tokens, ["Select", "March", "9", "2016"]);
+        assert_eq!(e.features.goal[1], e.features.texts[1], "the month's name aligns with the page's");
     }
 
     #[test]

@@ -93,26 +93,41 @@ fn gnn_linear(d_in: usize, d_out: usize, device: &Device) -> Linear {
     lin
 }
 
-/// A two-layer noisy MLP: one Q stream.
+/// A noisy MLP: one Q stream, in→h→out (the paper's two layers), with `deeper` further h→h
+/// layers before the output (the reference code's in→h→h→out has one).
 #[derive(Module, Debug)]
 pub struct QStream {
     hidden: NoisyLinear,
     out: NoisyLinear,
+    /// After `hidden`, in order. Declared last, so a record of a network without them (every
+    /// checkpoint written before the option) lists its weights as before.
+    deeper: Vec<NoisyLinear>,
 }
 
 impl QStream {
-    fn new(d_in: usize, hidden: usize, d_out: usize, sigma0: f64, device: &Device) -> Self {
-        QStream { hidden: NoisyLinear::new(d_in, hidden, sigma0, device), out: NoisyLinear::new(hidden, d_out, sigma0, device) }
+    fn new(d_in: usize, hidden: usize, layers: usize, d_out: usize, sigma0: f64, device: &Device) -> Self {
+        QStream {
+            hidden: NoisyLinear::new(d_in, hidden, sigma0, device),
+            out: NoisyLinear::new(hidden, d_out, sigma0, device),
+            deeper: (1..layers).map(|_| NoisyLinear::new(hidden, hidden, sigma0, device)).collect(),
+        }
     }
     fn resample(self, rng: &mut Rng) -> Self {
-        QStream { hidden: self.hidden.resample(rng), out: self.out.resample(rng) }
+        let hidden = self.hidden.resample(rng);
+        let out = self.out.resample(rng);
+        QStream { hidden, out, deeper: self.deeper.into_iter().map(|l| l.resample(rng)).collect() }
+    }
+    /// From the first hidden layer's output (before its ReLU) to the stream's values.
+    fn rest(&self, h: Tensor<2>, noisy: bool) -> Tensor<2> {
+        let h = self.deeper.iter().fold(relu(h), |h, layer| relu(layer.forward(h, noisy)));
+        self.out.forward(h, noisy)
     }
     fn forward(&self, x: Tensor<2>, noisy: bool) -> Tensor<2> {
-        self.out.forward(relu(self.hidden.forward(x, noisy)), noisy)
+        self.rest(self.hidden.forward(x, noisy), noisy)
     }
     /// `forward` on rows `[x_i ; shared_group(i)]` (see [`NoisyLinear::forward_shared`]).
     fn forward_shared(&self, x: Tensor<2>, shared: Tensor<2>, group: Tensor<1, Int>, noisy: bool) -> Tensor<2> {
-        self.out.forward(relu(self.hidden.forward_shared(x, shared, group, noisy)), noisy)
+        self.rest(self.hidden.forward_shared(x, shared, group, noisy), noisy)
     }
 }
 
@@ -157,6 +172,7 @@ impl DomQNetModel {
         let gd = cfg.global_dim();
         let emb = Initializer::Normal { mean: 0.0, std: 1.0 };
         let s0 = cfg.noisy_sigma0;
+        let layers = cfg.stream_hidden_layers;
         DomQNetModel {
             tag_emb: emb.init([cfg.tag_vocab, cfg.tag_dim], device),
             class_emb: emb.init([cfg.class_vocab, cfg.class_dim], device),
@@ -166,9 +182,9 @@ impl DomQNetModel {
             w_update: gnn_linear(2 * d, d, device),
             w_new: gnn_linear(2 * d, d, device),
             goal_proj: gnn_linear(cfg.text_dim + cfg.max_goal_tokens, d, device),
-            dom_stream: QStream::new(2 * d + gd, cfg.dom_hidden, 1, s0, device),
-            token_stream: QStream::new(cfg.text_dim + cfg.max_goal_tokens + gd, cfg.token_hidden, 1, s0, device),
-            mode_stream: QStream::new(gd, cfg.mode_hidden, 2, s0, device),
+            dom_stream: QStream::new(2 * d + gd, cfg.dom_hidden, layers, 1, s0, device),
+            token_stream: QStream::new(cfg.text_dim + cfg.max_goal_tokens + gd, cfg.token_hidden, layers, 1, s0, device),
+            mode_stream: QStream::new(gd, cfg.mode_hidden, layers, 2, s0, device),
             gnn_steps: cfg.gnn_steps,
             local_text: cfg.local_text_embedding,
             goal_attention: cfg.goal_attention,
@@ -336,13 +352,32 @@ mod tests {
     }
 
     #[test]
+    fn a_stream_with_two_hidden_layers_is_in_h_h_out() {
+        let dev = Device::flex();
+        let mut rng = Rng::new(4);
+        let x = Tensor::<2>::random([3, 5], burn::tensor::Distribution::Normal(0.0, 1.0), &dev);
+        let paper = QStream::new(5, 4, 1, 2, 0.5, &dev);
+        assert!(paper.deeper.is_empty());
+        let code = QStream::new(5, 4, 2, 2, 0.5, &dev).resample(&mut rng);
+        assert_eq!(code.deeper.len(), 1);
+        for noisy in [false, true] {
+            let h = relu(code.hidden.forward(x.clone(), noisy));
+            let h = relu(code.deeper[0].forward(h, noisy));
+            let want = values(code.out.forward(h, noisy));
+            assert!(close(&values(code.forward(x.clone(), noisy)), &want), "noisy {noisy}");
+        }
+    }
+
+    #[test]
     fn the_configs_parameter_count_is_the_networks() {
         // `DqnConfig::validate` bounds the network by this count, so it must be the real one.
         let dev = Device::flex();
         let variants = [
             DqnConfig::default(),
             DqnConfig::reference_code(),
+            DqnConfig::code_sizes(),
             DqnConfig { goal_attention: false, goal_concat: true, max_goal_tokens: 7, text_vocab: 50, ..DqnConfig::default() },
+            DqnConfig { stream_hidden_layers: 3, dom_hidden: 20, ..DqnConfig::default() },
         ];
         for cfg in variants {
             assert_eq!(DomQNetModel::new(&cfg, &dev).num_params() as u64, cfg.num_params(), "{cfg:?}");

@@ -1,0 +1,114 @@
+//! DOM-Q-Net's options for the authors' code's choices leave the shipped agents as they were:
+//! every `agents/*.wlq` loads with the paper's stream depth and goal tokens, and its greedy
+//! Q-values on fixed pages are the ones it gave before those options existed.
+#![cfg(not(target_arch = "wasm32"))]
+
+use burn::prelude::Device;
+use weblab::dom_q_net::DomQNetAgent;
+use weblab::dom_q_net::checkpoint::Checkpoint;
+use weblab::env::{Environment, Observation};
+use weblab::sim::{SIM_TASKS, SimEnv};
+use weblab::util::block_on;
+
+fn shipped() -> Vec<(String, Vec<u8>)> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/agents");
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(format!("{dir}/manifest.json")).unwrap()).unwrap();
+    manifest["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["file"].as_str().unwrap())
+        .filter(|file| file.ends_with(".wlq"))
+        .map(|file| {
+            (file.to_string(), std::fs::read(format!("{dir}/{file}")).unwrap())
+        })
+        .collect()
+}
+
+/// Fixed pages: the simulator's two tasks at two seeds each.
+fn pages() -> Vec<Observation> {
+    let mut out = Vec::new();
+    for task in SIM_TASKS {
+        for seed in [3, 11] {
+            out.push(block_on(SimEnv::new(None).reset(&SimEnv::spec(task), seed)).unwrap());
+        }
+    }
+    out
+}
+
+/// A fingerprint of an agent's greedy Q-values on `pages`: each page's DOM, token and mode
+/// values summed, and the first DOM value.
+fn fingerprint(agent: &mut DomQNetAgent, pages: &[Observation]) -> Vec<f32> {
+    let mut out = Vec::new();
+    for obs in pages {
+        let enc = agent.encode(obs);
+        let q = block_on(agent.q_values(&enc, false)).unwrap();
+        out.push(q.dom[0]);
+        out.push(q.dom.iter().sum());
+        out.push(q.token.iter().sum());
+        out.push(q.mode.iter().sum());
+    }
+    out
+}
+
+/// What each shipped agent gave on [`pages`] before the stream depth and goal-token options
+/// existed (recorded with the code of commit fe1a824).
+const BEFORE: &[(&str, &[f32])] = &[
+    ("click-test.wlq", &[0.41897932, 2.5673578, 1.5917373, 0.28317735, 0.39045274, 2.3670843, 1.7147101, 0.3967262, 0.43555743, 0.87218225, 2.2723548, 0.3508895, 0.36923885, 1.260568, 2.6094637, 0.32269922]),
+    ("focus-text.wlq", &[0.3694691, 1.8472629, 0.3751992, -0.04014785, 0.2315825, 1.5938703, 0.5390258, 0.13930248, 0.1693287, 0.94877565, 0.6633933, 0.039971918, 0.30759647, 1.2313855, 0.6061889, 0.060142808]),
+    ("click-link.wlq", &[0.8685435, 1.8843067, -0.15877333, -0.17147723, 0.13122982, 1.56464, -0.22896661, -0.15798086, 0.2119646, 1.0473781, -0.4337408, -0.14876206, 0.30048662, 1.5357879, -0.16432512, -0.1887089]),
+    ("click-tab.wlq", &[0.27164188, 1.0670933, 0.16476078, -0.06081893, 0.25501567, 1.2472018, 0.27432165, -0.06249247, 0.21679893, 0.66311944, -0.10006675, -0.07395907, 0.03208237, 0.45168447, 0.59492815, -0.075227425]),
+    ("click-dialog.wlq", &[0.34660524, 1.9640774, 0.6434673, 0.13414064, 0.37748814, 2.3525002, 0.5822127, 0.1512245, 0.2397612, 0.7606491, 1.0363593, 0.10326194, 0.29556644, 1.0005698, 1.2054094, 0.13699698]),
+    ("enter-text.wlq", &[0.114090905, 1.1843941, 1.0879624, -0.021892846, -0.006912783, 1.0153552, 1.8992953, 0.075467974, 0.1227023, 0.7082472, -0.091489136, -0.12115261, 0.12432821, 1.1997519, 0.8636013, -0.016080756]),
+    ("click-button.wlq", &[1.0512729, 3.2583675, -0.22314763, -0.1392274, 0.33739018, 3.1354084, -0.22629294, -0.14469966, 0.9180505, 3.4276986, -0.31073448, -0.14106923, 0.72351724, 3.927977, -0.4496947, -0.14226574]),
+];
+
+#[test]
+fn shipped_agents_load_and_act_as_before() {
+    let pages = pages();
+    let shipped = shipped();
+    assert_eq!(shipped.len(), BEFORE.len(), "an agent was added or removed: record its values here");
+    for (file, bytes) in shipped {
+        let ckpt = Checkpoint::from_bytes(&bytes).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let mut agent = DomQNetAgent::from_checkpoint(ckpt, &Device::flex()).unwrap();
+        let default = weblab::dom_q_net::DqnConfig::default();
+        assert_eq!(agent.cfg.stream_hidden_layers, default.stream_hidden_layers, "{file}: the paper's Q streams");
+        assert!(!agent.cfg.normalize_goal_tokens, "{file}: goal tokens as the utterance has them");
+        let now = fingerprint(&mut agent, &pages);
+        let before = BEFORE.iter().find(|(f, _)| *f == file).unwrap_or_else(|| panic!("no record of {file}")).1;
+        for (i, (a, b)) in now.iter().zip(before).enumerate() {
+            assert!((a - b).abs() <= 1e-4 * (1.0 + b.abs()), "{file}, value {i}: {a} now, {b} before");
+        }
+    }
+}
+
+/// The reference code's preset, shrunk (buffer, batch) so it runs in a moment.
+fn small_reference() -> weblab::dom_q_net::DqnConfig {
+    weblab::dom_q_net::DqnConfig { batch_size: 8, replay_capacity: 200, learning_starts: 8, seed: 5, ..weblab::dom_q_net::DqnConfig::reference_code() }
+}
+
+#[test]
+fn a_reference_code_agent_trains_and_its_checkpoint_brings_it_back() {
+    use weblab::dom_q_net::train::{Control, TrainEvent, train};
+    let dev = Device::flex().autodiff();
+    let mut agent = DomQNetAgent::new(small_reference(), &dev).unwrap();
+    let tasks: Vec<_> = SIM_TASKS.iter().map(|t| SimEnv::spec(t)).collect();
+    let mut envs: Vec<SimEnv> = SIM_TASKS.iter().map(|_| SimEnv::new(Some(8))).collect();
+    let mut losses = Vec::new();
+    block_on(train(&mut agent, &mut envs, &tasks, 60, 5, |ev| {
+        if let TrainEvent::Update { stats, .. } = ev {
+            losses.push(stats.loss);
+        }
+        Control::Continue
+    }))
+    .unwrap();
+    assert!(losses.len() > 40 && losses.iter().all(|l| l.is_finite()), "{losses:?}");
+
+    let pages = pages();
+    let before = fingerprint(&mut agent, &pages);
+    let bytes = block_on(agent.save(&["sim-click".into(), "sim-type".into()])).unwrap();
+    let mut loaded = DomQNetAgent::from_checkpoint(Checkpoint::from_bytes(&bytes).unwrap(), &Device::flex()).unwrap();
+    assert_eq!(loaded.cfg, small_reference(), "depth, goal normalisation and the rest come back");
+    assert_eq!(fingerprint(&mut loaded, &pages), before, "the deeper streams' weights came back");
+}
