@@ -31,6 +31,13 @@ impl Instruction {
         };
         Instruction { tokens, utterance, fields }
     }
+    /// The instruction of an episode of `task`: as [`Self::new`], but when the page gives no
+    /// fields they are read from the utterance, as MiniWoB++'s own field extractors do (see
+    /// [`super::fields`]), so the scripted oracles also work on pages that only show an utterance.
+    pub fn for_task(task: &str, utterance: &str, fields: Vec<Field>) -> Self {
+        let fields = if fields.is_empty() { super::fields::extract_fields(task, utterance).unwrap_or_default() } else { fields };
+        Self::new(utterance, fields)
+    }
     pub fn field(&self, key: &str) -> Option<&str> {
         self.fields.iter().find(|f| f.key == key).map(|f| f.value.as_str())
     }
@@ -90,6 +97,18 @@ mod tests {
         assert!(!ins.tokens.iter().any(|t| t.contains('{') || t == "username"));
         // Text that merely starts with a brace is still text.
         assert_eq!(Instruction::new("{not json} now", vec![]).tokens, ["{not", "json}", "now"]);
+    }
+
+    #[test]
+    fn a_page_without_fields_gets_them_from_its_utterance() {
+        let said = "Enter the username \"ann\" and the password \"x1\" into the text fields and press login.";
+        let ins = Instruction::for_task("login-user", said, vec![]);
+        assert_eq!((ins.field("username"), ins.field("password")), (Some("ann"), Some("x1")));
+        assert_eq!(ins, Instruction::new(said, ins.fields.clone()), "otherwise the same instruction");
+        // The page's own fields win; a task without a pattern keeps none.
+        let given = vec![Field { key: "username".into(), value: "bo".into() }];
+        assert_eq!(Instruction::for_task("login-user", said, given.clone()).fields, given);
+        assert!(Instruction::for_task("order-form", said, vec![]).fields.is_empty());
     }
 
     #[test]

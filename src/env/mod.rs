@@ -10,6 +10,7 @@
 pub mod action;
 pub mod episode;
 pub mod error;
+pub mod fields;
 pub mod instruction;
 pub mod observation;
 pub mod task;
