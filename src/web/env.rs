@@ -128,8 +128,9 @@ impl Environment for IframeEnv {
         let page = self.frame.page.as_mut().expect("loaded");
         page.start_episode(task.name(), seed, &self.cfg, generated.as_ref().map(|(site, _)| site)).await?;
         let (utterance, fields) = page.instruction();
-        self.instruction =
-            Instruction::new(&utterance, fields.into_iter().map(|(key, value)| Field { key, value }).collect());
+        // A page that gives no fields (most of MiniWoB++'s) gets them from its utterance.
+        let fields = fields.into_iter().map(|(key, value)| Field { key, value }).collect();
+        self.instruction = Instruction::for_task(task.name(), &utterance, fields);
         self.task = Some(task.clone());
         self.reader.begin_episode();
         // Generated sites carry their own step limit (the papers' 25 by default).
