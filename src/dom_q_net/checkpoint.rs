@@ -602,6 +602,17 @@ mod tests {
         let err = restored.load_optimizer_state(&adam[..adam.len() / 2]).unwrap_err();
         assert!(err.contains("damaged"), "{err}");
         assert_eq!(block_on(restored.optimizer_state()).unwrap(), None);
+        // Moments come back from IndexedDB: a step count of 0, a NaN moment or a negative second
+        // moment (NaN updates ever after) are refused too. Layout: magic, count, then per
+        // parameter its step count (u64), length (u32), m1 and m2.
+        let len = u32::from_le_bytes(adam[20..24].try_into().unwrap()) as usize;
+        for (at, bad) in [(12, 0u64.to_le_bytes().to_vec()), (24, f32::NAN.to_le_bytes().to_vec()), (24 + 4 * len, (-1.0f32).to_le_bytes().to_vec())] {
+            let mut bytes = adam.clone();
+            bytes[at..at + bad.len()].copy_from_slice(&bad);
+            let err = restored.load_optimizer_state(&bytes).unwrap_err();
+            assert!(err.contains("damaged"), "{at}: {err}");
+            assert_eq!(block_on(restored.optimizer_state()).unwrap(), None);
+        }
     }
 }
 

@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::features::StateFeatures;
+use super::config::DqnConfig;
+use super::features::{NO_PARENT, StateFeatures};
 use crate::rng::Rng;
 
 /// DOM-Q-Net's factorized action: a leaf, a goal token, and the mode.
@@ -318,6 +319,78 @@ pub struct StoredTransition {
     pub priority: f64,
 }
 
+impl StoredTransition {
+    /// Checks a transition read back from a saved run (IndexedDB: data from storage, possibly
+    /// damaged) against the network it will train: every length and index within the tables and
+    /// caps of `cfg`, every number finite. An index past a table would panic in the network's
+    /// lookups instead of giving a message.
+    pub fn check(&self, cfg: &DqnConfig) -> Result<(), String> {
+        check_state(&self.state, cfg).map_err(|e| format!("its state {e}"))?;
+        if let Some(next) = &self.next {
+            check_state(next, cfg).map_err(|e| format!("its next state {e}"))?;
+        }
+        let (leaves, goal) = (self.state.leaves.len(), self.state.goal.len());
+        if self.action.leaf as usize >= leaves {
+            return Err(format!("its action names leaf {} of a state with {leaves}", self.action.leaf));
+        }
+        // Without goal tokens the token head has one masked slot (see `batch::pack`).
+        if self.action.token as usize >= goal.max(1) {
+            return Err(format!("its action names goal token {} of a state with {goal}", self.action.token));
+        }
+        if !self.reward.is_finite() {
+            return Err(format!("its reward is {}", self.reward));
+        }
+        if !(0.0..=1.0).contains(&self.discount) {
+            return Err(format!("its discount is {}, not a number from 0 to 1", self.discount));
+        }
+        Ok(())
+    }
+}
+
+/// The invariants `features::encode` gives every state, which `batch::pack` relies on.
+fn check_state(s: &StateFeatures, cfg: &DqnConfig) -> Result<(), String> {
+    let n = s.num_nodes();
+    if n > cfg.max_nodes {
+        return Err(format!("has {n} nodes, over the model's cap of {}", cfg.max_nodes));
+    }
+    for (what, len) in [("classes", s.classes.len()), ("texts", s.texts.len()), ("flags", s.flags.len()), ("parents", s.parents.len())] {
+        if len != n {
+            return Err(format!("has {len} {what} for {n} nodes"));
+        }
+    }
+    if s.leaves.len() > cfg.max_leaves {
+        return Err(format!("has {} leaves, over the model's cap of {}", s.leaves.len(), cfg.max_leaves));
+    }
+    if s.goal.len() > cfg.max_goal_tokens {
+        return Err(format!("has {} goal tokens, over the model's cap of {}", s.goal.len(), cfg.max_goal_tokens));
+    }
+    // Each out-of-vocabulary slot is a distinct string of the state's nodes or goal.
+    if s.n_oov as usize > n + s.goal.len() {
+        return Err(format!("has {} out-of-vocabulary slots for {n} nodes and {} goal tokens", s.n_oov, s.goal.len()));
+    }
+    let out_of = |what: &str, i: usize, id: u64, table: usize| format!("has {what} {i} = {id}, outside its table of {table}");
+    if let Some((i, &t)) = s.tags.iter().enumerate().find(|(_, t)| **t as usize >= cfg.tag_vocab) {
+        return Err(out_of("tag", i, t as u64, cfg.tag_vocab));
+    }
+    if let Some((i, &c)) = s.classes.iter().enumerate().find(|(_, c)| **c as usize >= cfg.class_vocab) {
+        return Err(out_of("class", i, c as u64, cfg.class_vocab));
+    }
+    let texts = cfg.text_vocab + s.n_oov as usize;
+    if let Some((i, &t)) = s.texts.iter().enumerate().find(|(_, t)| **t as usize >= texts) {
+        return Err(out_of("text", i, t as u64, texts));
+    }
+    if let Some((i, &t)) = s.goal.iter().enumerate().find(|(_, t)| **t as usize >= texts) {
+        return Err(out_of("goal token", i, t as u64, texts));
+    }
+    if let Some((i, &p)) = s.parents.iter().enumerate().find(|(_, p)| **p != NO_PARENT && **p as usize >= n) {
+        return Err(format!("has parent {i} = {p}, not one of its {n} nodes"));
+    }
+    if let Some((i, &l)) = s.leaves.iter().enumerate().find(|(_, l)| **l as usize >= n) {
+        return Err(format!("has leaf {i} = node {l}, not one of its {n} nodes"));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -421,6 +494,58 @@ mod tests {
             let b = back.sample(4, 1.0);
             assert!(b.weights.iter().all(|w| w.is_finite()), "a zero priority gives finite weights: {:?}", b.weights);
         }
+    }
+
+    #[test]
+    fn saved_transitions_are_checked_against_the_network_before_they_are_restored() {
+        // A snapshot's replay comes back from IndexedDB; a damaged one used to reach the
+        // network's lookups, where an index past a table panics.
+        let cfg = DqnConfig::default();
+        let state = StateFeatures {
+            tags: vec![3, 4, 4],
+            classes: vec![2, 2, 5],
+            texts: vec![0, 7, cfg.text_vocab as u32],
+            flags: vec![0, 1, 0],
+            parents: vec![NO_PARENT, 0, 0],
+            leaves: vec![1, 2],
+            goal: vec![7, cfg.text_vocab as u32],
+            n_oov: 1,
+        };
+        let good = StoredTransition {
+            state: state.clone(),
+            action: DqnAction { leaf: 1, token: 1, mode: Mode::Type },
+            reward: 0.5,
+            next: Some(state.clone()),
+            discount: 0.9,
+            priority: 1.0,
+        };
+        good.check(&cfg).unwrap();
+        let damaged: Vec<(&str, Box<dyn Fn(&mut StoredTransition)>)> = vec![
+            ("its state has 2 classes for 3 nodes", Box::new(|t| t.state.classes.pop().map(|_| ()).unwrap())),
+            ("its next state has tag 1 = 100, outside its table of 100", Box::new(|t| t.next.as_mut().unwrap().tags[1] = 100)),
+            ("its state has class 0 = 9999, outside its table of 100", Box::new(|t| t.state.classes[0] = 9999)),
+            ("its state has text 2 = 601, outside its table of 601", Box::new(|t| t.state.texts[2] = 601)),
+            ("its state has goal token 0 = 700, outside its table of 601", Box::new(|t| t.state.goal[0] = 700)),
+            ("its state has parent 2 = 3, not one of its 3 nodes", Box::new(|t| t.state.parents[2] = 3)),
+            ("its state has leaf 0 = node 7, not one of its 3 nodes", Box::new(|t| t.state.leaves[0] = 7)),
+            ("its state has 50 out-of-vocabulary slots for 3 nodes and 2 goal tokens", Box::new(|t| t.state.n_oov = 50)),
+            ("its state has 19 goal tokens, over the model's cap of 18", Box::new(|t| t.state.goal = vec![7; 19])),
+            ("its state has 201 nodes, over the model's cap of 200", Box::new(|t| t.state.tags = vec![3; 201])),
+            ("its action names leaf 2 of a state with 2", Box::new(|t| t.action.leaf = 2)),
+            ("its action names goal token 2 of a state with 2", Box::new(|t| t.action.token = 2)),
+            ("its reward is NaN", Box::new(|t| t.reward = f32::NAN)),
+            ("its discount is inf, not a number from 0 to 1", Box::new(|t| t.discount = f32::INFINITY)),
+        ];
+        for (want, damage) in damaged {
+            let mut t = good.clone();
+            damage(&mut t);
+            assert_eq!(t.check(&cfg).unwrap_err(), want);
+        }
+        // A state without goal tokens has one (masked) token slot.
+        let mut t = good.clone();
+        t.state.goal.clear();
+        t.action.token = 0;
+        t.check(&cfg).unwrap();
     }
 
     #[test]

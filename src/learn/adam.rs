@@ -103,12 +103,21 @@ impl Adam {
             if len == 0 {
                 continue;
             }
+            // Bias correction takes the step count as an i32 power of β and divides by 1 − β^t.
+            if time == 0 || time > i32::MAX as usize {
+                return Err(damaged(&format!("a step count of {time}")));
+            }
             if len != numel {
                 return Err(format!("the saved optimizer state belongs to another network (a parameter of {len} values, here {numel})"));
             }
             let floats = |b: &[u8]| b.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect::<Vec<f32>>();
             let m1 = floats(take(4 * len)?);
             let m2 = floats(take(4 * len)?);
+            // Moments from storage: a NaN, or a negative second moment (its square root is NaN),
+            // would turn every later update into NaN.
+            if m1.iter().any(|x| !x.is_finite()) || m2.iter().any(|x| !x.is_finite() || *x < 0.0) {
+                return Err(damaged("a moment is not a finite number (or a second moment is negative)"));
+            }
             state.insert(
                 id,
                 Moments {
