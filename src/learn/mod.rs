@@ -4,6 +4,7 @@
 
 pub mod adam;
 pub mod checkpoint;
+pub mod failures;
 pub mod vocab;
 
 use serde::{Deserialize, Serialize};

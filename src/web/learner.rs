@@ -25,8 +25,9 @@ use crate::dom_q_net::checkpoint::{Checkpoint, Precision};
 use crate::dom_q_net::replay::StoredTransition;
 use crate::dom_q_net::train::{Control, TaskProgress, TrainEvent, Trainer, TrainerState, evaluate};
 use crate::dom_q_net::{DomQNetAgent, DqnConfig};
-use crate::env::TaskSpec;
+use crate::env::{EnvError, Environment, Observation, Step, TaskSpec};
 use crate::learn::Agent;
+use crate::learn::failures::EnvFailures;
 use crate::util::before;
 
 #[wasm_bindgen]
@@ -89,11 +90,102 @@ pub struct TrainRequest {
 pub const DOM_Q_NET: &str = "dom-q-net";
 pub const NAVIGATOR: &str = "navigator";
 
+/// The version of a snapshot's format: its `state` text and the record the page keeps around it
+/// in IndexedDB (`www/train.js`). A snapshot of another version is refused with a message and
+/// left where it is. Records from before versioning carry none (read as 0).
+pub const SNAPSHOT_SCHEMA: u32 = 1;
+
+/// Refuses a snapshot of another format than this lab's, saying which.
+pub fn check_schema(schema: u32) -> Result<(), String> {
+    if schema == SNAPSHOT_SCHEMA {
+        return Ok(());
+    }
+    let whose = if schema < SNAPSHOT_SCHEMA { "an older version" } else { "a newer version" };
+    let written = if schema == 0 { "no format version".to_string() } else { format!("format {schema}") };
+    Err(format!(
+        "the saved training run was written by {whose} of the lab ({written}; this lab reads format {SNAPSHOT_SCHEMA}), so it cannot be resumed"
+    ))
+}
+
+/// The page's check of a stored record's version before it resumes it (`schema` as stored:
+/// anything; not a whole number reads as no version).
+#[wasm_bindgen(js_name = checkSnapshotSchema)]
+pub fn check_snapshot_schema(schema: JsValue) -> Result<(), JsValue> {
+    let v = schema.as_f64().filter(|v| v.fract() == 0.0 && (0.0..=u32::MAX as f64).contains(v)).unwrap_or(0.0);
+    check_schema(v as u32).map_err(|e| JsValue::from_str(&e))
+}
+
 /// The part of a run beyond the model checkpoint: where each task stands, and recent replay.
 #[derive(Serialize, Deserialize)]
 pub struct SavedRun {
+    #[serde(default)]
+    pub schema: u32,
     pub trainer: TrainerState,
     pub replay: Vec<StoredTransition>,
+}
+
+impl SavedRun {
+    /// A saved run read back from storage, checked against the request it is to continue and
+    /// the agent's config: its version, one progress entry and episode count per task, and every
+    /// transition's lengths, indices and numbers (see [`StoredTransition::check`]).
+    pub fn check(&self, req: &TrainRequest, cfg: &DqnConfig) -> Result<(), String> {
+        check_schema(self.schema)?;
+        let t = &self.trainer;
+        if t.tasks != req.tasks {
+            return Err("the saved run trained other tasks than this request names".into());
+        }
+        let damaged = |why: String| format!("the saved run is damaged: {why}");
+        if t.progress.len() != t.tasks.len() || t.episodes.len() != t.tasks.len() {
+            return Err(damaged(format!(
+                "{} tasks with {} progress entries and {} episode counts",
+                t.tasks.len(),
+                t.progress.len(),
+                t.episodes.len()
+            )));
+        }
+        if !t.elapsed_ms.is_finite() || t.elapsed_ms < 0.0 {
+            return Err(damaged(format!("its training time is {} ms", t.elapsed_ms)));
+        }
+        for (k, s) in self.replay.iter().enumerate() {
+            s.check(cfg).map_err(|e| damaged(format!("saved transition {k}: {e}")))?;
+        }
+        Ok(())
+    }
+}
+
+/// A task page's environment that keeps its last failure, so the learner knows which task's
+/// page failed and how (the training loops report only the error), and counts the episodes
+/// the page ended.
+pub(super) struct Watched {
+    pub(super) env: RemoteEnv,
+    pub(super) failure: Option<EnvError>,
+    pub(super) ended: u64,
+}
+
+impl Watched {
+    pub(super) fn new(task: usize) -> Self {
+        Watched { env: RemoteEnv { task }, failure: None, ended: 0 }
+    }
+}
+
+impl Environment for Watched {
+    async fn reset(&mut self, task: &TaskSpec, seed: u32) -> Result<Observation, EnvError> {
+        let r = self.env.reset(task, seed).await;
+        if let Err(e) = &r {
+            self.failure = Some(e.clone());
+        }
+        r
+    }
+    async fn step(&mut self, action: &crate::env::Action) -> Result<Step, EnvError> {
+        let r = self.env.step(action).await;
+        match &r {
+            Err(EnvError::BadTarget { .. }) => {} // a no-op for the loops, not a failure
+            Err(e) => self.failure = Some(e.clone()),
+            Ok(step) if step.done => self.ended += 1,
+            Ok(_) => {}
+        }
+        r
+    }
 }
 
 impl Default for TrainRequest {
@@ -208,6 +300,10 @@ struct Progress<'a> {
     elapsed_s: f64,
     /// Episodes that ended since the last report (for the reward chart).
     new_episodes: Vec<EpisodeNote>,
+    /// Episodes a failing page ended since the last report (the run went on), with the reason,
+    /// and how many there were over the run.
+    env_failures: Vec<crate::learn::failures::EnvFailureNote>,
+    env_failures_total: u64,
     warnings: Vec<String>,
     paused: bool,
 }
@@ -391,7 +487,7 @@ pub(super) async fn serve_checkpoint<A: Agent>(agent: &A, trained_on: &[String],
 /// Posts the whole run: the checkpoint (`bytes`), the trainer's state and recent replay
 /// (`state`), and Adam's moments (`optimizer`, once learning has begun).
 async fn post_snapshot(agent: &DomQNetAgent, trainer: &Trainer, task_names: &[String], keep: usize) -> Result<(), String> {
-    let state = SavedRun { trainer: trainer.state(), replay: agent.replay().recent(keep) };
+    let state = SavedRun { schema: SNAPSHOT_SCHEMA, trainer: trainer.state(), replay: agent.replay().recent(keep) };
     post_run_snapshot(agent, task_names, serde_json::to_string(&state).map_err(|e| e.to_string())?).await
 }
 
@@ -406,6 +502,7 @@ pub(super) async fn post_run_snapshot<A: Agent>(agent: &A, trained_on: &[String]
         "env_steps": c.env_steps,
         "agent": agent.kind(),
         "state": state,
+        "schema": SNAPSHOT_SCHEMA,
     });
     let msg = message_with_bytes("snapshot", fields, &bytes)?;
     if let Some(adam) = optimizer {
@@ -467,12 +564,11 @@ async fn run(
         }
         None => DomQNetAgent::new(cfg.clone(), &device)?,
     };
-    let mut envs: Vec<RemoteEnv> = (0..req.tasks.len()).map(|task| RemoteEnv { task }).collect();
+    let mut envs: Vec<Watched> = (0..req.tasks.len()).map(Watched::new).collect();
+    let mut failures = EnvFailures::new(req.tasks.len());
     let mut trainer = match saved {
         Some(saved) => {
-            if saved.trainer.tasks != req.tasks {
-                return Err("the saved run trained other tasks than this request names".into());
-            }
+            saved.check(&req, &agent.cfg)?;
             agent.replay_mut().restore(saved.replay).map_err(|e| format!("the saved run is damaged: {e}"))?;
             if let Some(adam) = optimizer {
                 if let Err(e) = agent.load_optimizer_state(&adam) {
@@ -539,33 +635,47 @@ async fn run(
             })
             .await;
 
-        if let Err(e) = result {
-            // A number that is not finite (a NaN reward, an overflowing update) is no device
-            // failure: the agent refused it and kept its network, but going on (here or on the
-            // CPU) would meet it again. Stop, and save nothing more: the page keeps the run's
-            // last snapshot, from before it.
-            if let crate::env::EnvError::Browser(m) = &e {
-                if let Some(why) = m.strip_prefix("agent: ").filter(|m| m.starts_with(NOT_FINITE)) {
+        // Episodes the pages ended break their task's row of failures; a page that failed ends
+        // its episode (the loop dropped it) and the run goes on, unless the rule says stop.
+        for note in &meter.episodes {
+            failures.ended(note.task);
+        }
+        let failed_page = envs.iter_mut().enumerate().find_map(|(k, w)| w.failure.take().map(|f| (k, f)));
+        match (result, failed_page) {
+            (Ok(()), _) => {}
+            (Err(e), Some((k, failure))) if e == failure => {
+                failures.failed(k, &task_names[k], &failure).map_err(|why| {
+                    format!("{why}. Training stopped at update {}; the run's last snapshot is kept", agent.counters.updates)
+                })?;
+            }
+            (Err(e), _) => {
+                // A number that is not finite (a NaN reward, an overflowing update) is no device
+                // failure: the agent refused it and kept its network, but going on (here or on
+                // the CPU) would meet it again. Stop, and save nothing more: the page keeps the
+                // run's last snapshot, from before it.
+                if let EnvError::Browser(m) = &e
+                    && let Some(why) = m.strip_prefix("agent: ").filter(|m| m.starts_with(NOT_FINITE))
+                {
                     return Err(format!(
                         "{why}. Training stopped at update {}; the run's last snapshot, from before this, is kept",
                         agent.counters.updates
                     ));
                 }
+                let agent_failed = matches!(&e, EnvError::Browser(m) if m.starts_with("agent:"));
+                if backend == "webgpu" && agent_failed {
+                    // The GPU went away: carry on with the CPU from the last good checkpoint.
+                    let ckpt = Checkpoint::from_bytes(&last_good).map_err(|e| e.to_string())?;
+                    agent = DomQNetAgent::from_checkpoint(ckpt, &Device::flex().autodiff()).map_err(|e| e.to_string())?;
+                    trainer.drop_running_episodes(&mut agent);
+                    backend = "cpu";
+                    post(message(
+                        "backend",
+                        serde_json::json!({ "name": "cpu", "reason": format!("WebGPU stopped working ({e}); continuing on the CPU from update {last_good_at}") }),
+                    ));
+                    continue;
+                }
+                return Err(e.to_string());
             }
-            let agent_failed = matches!(&e, crate::env::EnvError::Browser(m) if m.starts_with("agent:"));
-            if backend == "webgpu" && agent_failed {
-                // The GPU went away: carry on with the CPU from the last good checkpoint.
-                let ckpt = Checkpoint::from_bytes(&last_good).map_err(|e| e.to_string())?;
-                agent = DomQNetAgent::from_checkpoint(ckpt, &Device::flex().autodiff()).map_err(|e| e.to_string())?;
-                trainer.drop_running_episodes(&mut agent);
-                backend = "cpu";
-                post(message(
-                    "backend",
-                    serde_json::json!({ "name": "cpu", "reason": format!("WebGPU stopped working ({e}); continuing on the CPU from update {last_good_at}") }),
-                ));
-                continue;
-            }
-            return Err(e.to_string());
         }
 
         let chunk_s = (now_ms() - chunk_start) / 1000.0;
@@ -596,6 +706,8 @@ async fn run(
             active_s,
             elapsed_s: (now_ms() - t_start) / 1000.0,
             new_episodes: meter.episodes,
+            env_failures: failures.take_notes(),
+            env_failures_total: failures.total,
             warnings: meter.warnings,
             paused,
         };

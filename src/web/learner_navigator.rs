@@ -9,16 +9,20 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use burn::prelude::Device;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;
 
-use super::learner::{Flags, Next, Probe, TrainRequest, choose_backend, message, post, post_run_snapshot, serve_checkpoint, wait_while_paused};
-use super::remote::{RemoteEnv, to_js};
+use super::learner::{
+    Flags, Next, Probe, SNAPSHOT_SCHEMA, TrainRequest, Watched, check_schema, choose_backend, message, post, post_run_snapshot,
+    serve_checkpoint, wait_while_paused,
+};
+use super::remote::to_js;
 use super::util::{now_ms, yield_now};
 use crate::curriculum::{Generator, GeneratorSpec};
 use crate::gminiwob::sim::SiteSim;
 use crate::gminiwob::test_sites::{LEVELS, TEST_SITES, test_site};
 use crate::gminiwob::{RewardConfig, Values};
+use crate::learn::failures::EnvFailures;
 use crate::navigator::agent::probe_update;
 use crate::navigator::train::{Iteration, JUDGE_SEEDS_FROM, NavTrainer, NavTrainerState, judge, site_task};
 use crate::navigator::{Navigator, NavigatorConfig};
@@ -43,6 +47,15 @@ fn config(req: &TrainRequest) -> Result<NavigatorConfig, String> {
     let cfg: NavigatorConfig = serde_json::from_value(base).map_err(|e| format!("bad navigator config: {e}"))?;
     cfg.validate().map_err(|e| format!("bad navigator config: {e}"))?;
     Ok(cfg)
+}
+
+/// A navigator run's `state` in its snapshot: the loop's state and the format's version.
+#[derive(Serialize, Deserialize)]
+struct SavedNavRun {
+    #[serde(default)]
+    schema: u32,
+    #[serde(flatten)]
+    trainer: NavTrainerState,
 }
 
 /// One iteration as the charts read it.
@@ -118,8 +131,9 @@ pub(super) async fn run(
     };
     let mut trainer = match saved {
         Some(json) => {
-            let state: NavTrainerState = serde_json::from_str(&json).map_err(|e| format!("the saved run is damaged: {e}"))?;
-            let mut t = NavTrainer::resume(navigator, generator, &state);
+            let saved: SavedNavRun = serde_json::from_str(&json).map_err(|e| format!("the saved run is damaged: {e}"))?;
+            check_schema(saved.schema)?;
+            let mut t = NavTrainer::resume(navigator, generator, &saved.trainer);
             if let Some(adam) = optimizer {
                 if let Err(e) = t.navigator.load_optimizer_state(&adam) {
                     post(message("status", serde_json::json!({ "text": format!("Resumed with fresh Adam moments: {e}.") })));
@@ -129,7 +143,8 @@ pub(super) async fn run(
         }
         None => NavTrainer::new(navigator, generator, req.seed as u64),
     };
-    let mut env = RemoteEnv { task: 0 };
+    let mut env = Watched::new(0);
+    let mut failures = EnvFailures::new(1);
     let t_start = now_ms();
     let mut active_ms = 0.0;
     let start = trainer.navigator.counters;
@@ -146,9 +161,22 @@ pub(super) async fn run(
         let chunk_start = now_ms();
         let mut notes = Vec::new();
         loop {
-            let it = trainer.step(&mut env).await?;
+            let ended = env.ended;
+            let stepped = trainer.step(&mut env).await;
+            // Episodes the site ended break the row of failures (see `EnvFailures`).
+            if env.ended > ended {
+                failures.ended(0);
+            }
+            match (stepped, env.failure.take()) {
+                (Ok(it), _) => notes.push(note(&it, trainer.navigator.counters.env_steps)),
+                // The page failed: that episode ends, and with it the iteration (its episodes
+                // are not learned from); the run goes on with the next design.
+                (Err(_), Some(failure)) => failures.failed(0, &trained_on[0], &failure).map_err(|why| {
+                    format!("{why}. Training stopped at update {}; the run's last snapshot is kept", trainer.navigator.counters.updates)
+                })?,
+                (Err(e), None) => return Err(e),
+            }
             let c = trainer.navigator.counters;
-            notes.push(note(&it, c.env_steps));
             let f = flags.borrow();
             let interrupt = f.pause || f.checkpoint || f.step || now_ms() - chunk_start > req.progress_ms;
             if single || f.stop || interrupt || c.env_steps >= req.frames {
@@ -175,6 +203,8 @@ pub(super) async fn run(
             "active_s": active_s,
             "elapsed_s": (now_ms() - t_start) / 1000.0,
             "new_iterations": notes,
+            "env_failures": failures.take_notes(),
+            "env_failures_total": failures.total,
             "paused": paused,
         })));
 
@@ -188,7 +218,7 @@ pub(super) async fn run(
         let pause_began = paused && !was_paused;
         was_paused = paused;
         if req.snapshot_every_s > 0.0 && (finished || pause_began || now_ms() - last_snapshot > req.snapshot_every_s * 1000.0) {
-            let state = serde_json::to_string(&trainer.state()).map_err(|e| e.to_string())?;
+            let state = serde_json::to_string(&SavedNavRun { schema: SNAPSHOT_SCHEMA, trainer: trainer.state() }).map_err(|e| e.to_string())?;
             post_run_snapshot(&trainer.navigator, &trained_on, state).await?;
             last_snapshot = now_ms();
         }
