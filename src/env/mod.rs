@@ -83,6 +83,9 @@ pub struct EnvConfig {
     pub hold_clock: bool,
     /// Most nodes an observation keeps; the rest are cut and counted in `DomGraph::truncated`.
     pub max_nodes: usize,
+    /// How long a reset may wait for the images and fonts a new episode's page is loading (the
+    /// wait is reported in `Observation::meta`).
+    pub settle_timeout_ms: u32,
 }
 
 impl Default for EnvConfig {
@@ -95,6 +98,7 @@ impl Default for EnvConfig {
             ready_timeout_ms: 2_000,
             hold_clock: false,
             max_nodes: 1_000,
+            settle_timeout_ms: 2_000,
         }
     }
 }

@@ -14,8 +14,9 @@
 //! - the actions (`crate::web::actuator`): a click moves focus to the nearest focusable
 //!   ancestor (or blurs) and then activates the element (checkboxes toggle, radios check and
 //!   uncheck their group, labels focus and click their control, links are prevented); `Type`
-//!   focuses and inserts where the document's selection is (the text field last focused, as
-//!   Chrome's `insertText` does), with the actuator's fallback for fields it cannot edit;
+//!   clicks its target, then inserts where the document's selection is (the text field last
+//!   focused, as Chrome's `insertText` does), with the actuator's fallback for fields it cannot
+//!   edit;
 //!   `Select` and `SetValue` as the actuator defines them;
 //! - the page's runtime (`tasks/gminiwob.html`): `visited` marks from click/input/change events
 //!   inside a `[data-field]`, `data-end` ends the episode with raw −1, `data-next` shows the next
@@ -249,7 +250,11 @@ impl SiteSim {
         let target = self.element(action.target()).ok_or(EnvError::UnknownRef(action.target()))?;
         match action {
             Action::Click(_) => self.click(target),
-            Action::Type(_, text) => self.type_text(target, text),
+            // As the actuator: a click first, then the keys (MiniWoB's typing action).
+            Action::Type(_, text) => {
+                self.click(target);
+                self.type_text(target, text);
+            }
             Action::Select(_, option) => self.select(target, option, action)?,
             Action::SetValue(_, value) => self.set_field(target, value),
         }
@@ -961,27 +966,25 @@ mod tests {
         let mut sim = sim(d, 8);
         let obs = sim.reset();
         let r = |obs: &Observation, id: &str| node(obs, id).r#ref;
-        // Typing appends and focuses; the field is visited.
+        // Typing clicks the field first (MiniWoB's typing action), then appends: the field is
+        // focused, tampered and visited.
         step(&mut sim, Action::Type(r(&obs, "actionable_username"), "ab".into()));
         let s = step(&mut sim, Action::Type(r(&obs, "actionable_username"), "cd".into()));
         let user = node(&s.observation, "actionable_username");
-        assert_eq!((user.value.as_text(), user.focused, user.tampered), (Some("abcd"), true, false));
+        assert_eq!((user.value.as_text(), user.focused, user.tampered), (Some("abcd"), true, true));
         assert!(user.has_class("visited"));
-        // Typing into a button: focus goes to it, the text into the field that has the selection.
-        let s = step(&mut sim, Action::Type(r(&obs, "actionable_submit_p0"), "e".into()));
-        assert_eq!(node(&s.observation, "actionable_username").value.as_text(), Some("abcde"));
-        assert!(node(&s.observation, "actionable_username").focused, "editing focuses the field");
-        // Typing into a checkbox: the text goes to the field, and the checkbox's value attribute
-        // takes it too (the actuator's fallback), which visits the checkbox.
+        // Typing into a checkbox clicks it (it toggles); the text goes to the field that has the
+        // selection, and the checkbox's value attribute takes it too (the actuator's fallback).
         let s = step(&mut sim, Action::Type(r(&obs, "actionable_rememberme"), "f".into()));
-        assert_eq!(node(&s.observation, "actionable_username").value.as_text(), Some("abcdef"));
-        assert!(node(&s.observation, "actionable_rememberme").has_class("visited"));
-        assert_eq!(node(&s.observation, "actionable_rememberme").value, NodeValue::Checked(false));
+        assert_eq!(node(&s.observation, "actionable_username").value.as_text(), Some("abcdf"));
+        let cb = node(&s.observation, "actionable_rememberme");
+        assert!(cb.has_class("visited") && cb.tampered);
+        assert_eq!(cb.value, NodeValue::Checked(true));
         // A label click focuses and toggles its checkbox; both are clicked.
         let label = s.observation.dom.nodes.iter().find(|n| n.tag == "LABEL" && n.text == "Remember me").unwrap().r#ref;
         let s = step(&mut sim, Action::Click(label));
         let cb = node(&s.observation, "actionable_rememberme");
-        assert_eq!((cb.value.clone(), cb.focused, cb.tampered), (NodeValue::Checked(true), true, true));
+        assert_eq!((cb.value.clone(), cb.focused, cb.tampered), (NodeValue::Checked(false), true, true));
         assert!(s.observation.dom.get(label).unwrap().tampered);
         // Select by text; a missing option is an error that counts no step.
         let steps = sim.steps();
@@ -1005,6 +1008,9 @@ mod tests {
         let s = step(&mut sim, Action::SetValue(r(&obs, "actionable_username"), "x\ny".into()));
         assert_eq!(node(&s.observation, "actionable_username").value.as_text(), Some("xy"), "line breaks dropped");
         assert!(matches!(sim.step(&Action::Click(9999)), Err(EnvError::UnknownRef(9999))));
+        // Typing into the submit button presses it: the form is judged and the episode ends.
+        let s = step(&mut sim, Action::Type(r(&obs, "actionable_submit_p0"), "e".into()));
+        assert!(s.done);
     }
 
     #[test]

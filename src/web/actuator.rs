@@ -4,11 +4,15 @@
 //! handlers, synthetic key events do not insert text (`execCommand('insertText')` does, and fires
 //! `input`), and `<select>` needs its value set plus a `change` event. Clicks still send the full
 //! pointer/mouse sequence, at the element's centre after scrolling it into view, so pages that
-//! listen to `mousedown` (or check where it landed) behave as under a person's hand.
+//! listen to `mousedown` (or check where it landed) behave as under a person's hand. `Type` clicks
+//! its target first, as MiniWoB's typing action does (`elementClick`, then keys), so a typed field
+//! is tampered. A click on a list box's option chooses it; in a multi-select it toggles it, as a
+//! person's ctrl-click does, so two clicks choose two items.
 
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{
-    Document, Element, EventInit, HtmlDocument, HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement,
+    Document, Element, EventInit, HtmlDocument, HtmlElement, HtmlInputElement, HtmlOptionElement, HtmlSelectElement,
+    HtmlTextAreaElement,
     MouseEvent, MouseEventInit, Node, PointerEvent, PointerEventInit, Window,
 };
 
@@ -21,7 +25,11 @@ pub fn perform(action: &Action, reader: &DomReader, win: &Window, doc: &Document
     let node = reader.node(action.target()).ok_or(EnvError::UnknownRef(action.target()))?;
     match action {
         Action::Click(_) => click(&element_of(node), win, doc),
-        Action::Type(_, text) => type_text(target_element(node, "type into", action)?, text, doc),
+        Action::Type(_, text) => {
+            let el = target_element(node, "type into", action)?;
+            click(el, win, doc)?;
+            type_text(el, text, doc)
+        }
         Action::Select(_, option) => select(target_element(node, "select in", action)?, option, action),
         Action::SetValue(_, value) => set_field(&element_of(node), value, win, doc),
     }
@@ -258,6 +266,9 @@ fn click(el: &Element, win: &Window, doc: &Document) -> Result<(), EnvError> {
     }
     pointer("pointerup", 0)?;
     mouse("mouseup", 0)?;
+    if proceed {
+        choose_option(el)?;
+    }
     match as_html(el) {
         // click() runs activation behaviour too: checkboxes toggle, labels forward, links follow.
         Some(h) if el.is_connected() => h.click(),
@@ -268,6 +279,27 @@ fn click(el: &Element, win: &Window, doc: &Document) -> Result<(), EnvError> {
         _ => {}
     }
     Ok(())
+}
+
+/// A press on a list box's option chooses it (its `click()` does nothing to the selection): in a
+/// multi-select it toggles that option alone, elsewhere it becomes the only one chosen. The
+/// select then fires `input` and `change`, as under a person's hand.
+fn choose_option(el: &Element) -> Result<(), EnvError> {
+    let Some(opt) = as_html_tag::<HtmlOptionElement>(el, "OPTION") else { return Ok(()) };
+    let Some(sel) = el.closest("select").ok().flatten() else { return Ok(()) };
+    let list: &HtmlSelectElement = sel.unchecked_ref();
+    if opt.disabled() || list.disabled() {
+        return Ok(());
+    }
+    if list.multiple() {
+        opt.set_selected(!opt.selected());
+    } else if opt.selected() {
+        return Ok(());
+    } else {
+        opt.set_selected(true);
+    }
+    fire(&sel, "input")?;
+    fire(&sel, "change")
 }
 
 fn focus_or_blur(el: &Element, doc: &Document) {
@@ -366,7 +398,15 @@ fn select(el: &Element, option: &str, action: &Action) -> Result<(), EnvError> {
         });
     };
     let _ = sel.focus();
-    sel.set_selected_index(index as i32);
+    if sel.multiple() {
+        // A multi-select keeps what is chosen: the option is added to it.
+        if let Some(o) = sel.options().item(index) {
+            let o: &HtmlOptionElement = o.unchecked_ref();
+            o.set_selected(true);
+        }
+    } else {
+        sel.set_selected_index(index as i32);
+    }
     fire(el, "input")?;
     fire(el, "change")
 }

@@ -4,13 +4,13 @@ use wasm_bindgen::JsCast;
 use web_sys::HtmlIFrameElement;
 
 use super::actuator;
-use super::frame::TaskFrame;
+use super::frame::{self, TaskFrame};
 use super::gminiwob;
 use super::reader::DomReader;
 use super::util::sleep;
 use crate::env::{
-    Action, EnvConfig, EnvError, Environment, EpisodeGuard, Field, Instruction, Observation, STEP_LIMIT_REASON, Step,
-    TaskSpec,
+    Action, EnvConfig, EnvError, Environment, EpisodeGuard, Field, Instruction, Observation, ObservationMeta,
+    STEP_LIMIT_REASON, Step, TaskSpec,
 };
 use crate::gminiwob::reward::dom_changed;
 use crate::gminiwob::{Shaper, Site};
@@ -125,8 +125,21 @@ impl Environment for IframeEnv {
             _ => None,
         };
         self.frame.ensure_loaded(task, &self.cfg).await?;
+        let site = generated.as_ref().map(|(site, _)| site);
         let page = self.frame.page.as_mut().expect("loaded");
-        page.start_episode(task.name(), seed, &self.cfg, generated.as_ref().map(|(site, _)| site)).await?;
+        // What an earlier episode left showing outside the task area: if the new episode's
+        // genProblem does not clear it either, only a fresh page gives a clean start.
+        let left = page.leftovers();
+        let mut settle = page.start_episode(task.name(), seed, &self.cfg, site).await?;
+        let stale: Vec<String> = left.iter().filter(|e| frame::is_showing(e)).map(frame::describe).collect();
+        let mut reloaded = None;
+        if !stale.is_empty() {
+            self.frame.reload(task, &self.cfg).await?;
+            let page = self.frame.page.as_mut().expect("reloaded");
+            settle = page.start_episode(task.name(), seed, &self.cfg, site).await?;
+            reloaded = Some(format!("reloaded the page: {} left showing by an earlier episode", stale.join(", ")));
+        }
+        let page = self.frame.page.as_ref().expect("loaded");
         let (utterance, fields) = page.instruction();
         // A page that gives no fields (most of MiniWoB++'s) gets them from its utterance.
         let fields = fields.into_iter().map(|(key, value)| Field { key, value }).collect();
@@ -139,7 +152,8 @@ impl Environment for IframeEnv {
             None => self.cfg.max_steps,
         });
         self.guard.begin();
-        let obs = self.observe()?;
+        let mut obs = self.observe()?;
+        obs.meta = ObservationMeta { settle, reloaded };
         self.generated = generated.map(|(site, mut shaper)| {
             shaper.begin();
             Generated { site, shaper, last: obs.clone() }

@@ -3,10 +3,10 @@
 
 use wasm_bindgen::{JsCast, JsValue, closure::Closure};
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{Document, HtmlIFrameElement, Window};
+use web_sys::{Document, Element, HtmlIFrameElement, Window};
 
-use super::util::{as_object, call, get, is_function, js_message, set, sleep, wait_event, window};
-use crate::env::{EnvConfig, EnvError, TaskSpec};
+use super::util::{as_object, call, get, is_function, js_message, now_ms, set, sleep, wait_event, window};
+use crate::env::{EnvConfig, EnvError, Settle, TaskSpec};
 
 /// Expando set on a clicked node: the episode epoch in which it was clicked.
 pub const TAMPER_KEY: &str = "__weblabTampered";
@@ -25,6 +25,9 @@ pub struct LoadedPage {
     own_max_time: JsValue,
     /// Counter bumped at every episode start; tamper marks carry it.
     pub epoch: u32,
+    /// The body's element children when the page had loaded: anything else showing at the body's
+    /// level was put there by an episode (a date picker, a dialog) and may outlive it.
+    baseline: Vec<Element>,
     _tamper_listener: Closure<dyn FnMut(web_sys::Event)>,
 }
 
@@ -64,6 +67,12 @@ impl TaskFrame {
             self.load(spec, key, url, cfg).await?;
         }
         Ok(self.page.as_ref().expect("page loaded"))
+    }
+
+    /// Loads the page of `spec` afresh, even when it is showing (to clear what episodes left).
+    pub async fn reload(&mut self, spec: &TaskSpec, cfg: &EnvConfig) -> Result<&LoadedPage, EnvError> {
+        self.page = None;
+        self.ensure_loaded(spec, cfg).await
     }
 
     /// False when the iframe no longer shows the document we loaded (it navigated away).
@@ -135,6 +144,7 @@ impl TaskFrame {
         doc.add_event_listener_with_callback_and_bool("click", listener.as_ref().unchecked_ref(), true)
             .map_err(|e| EnvError::Browser(js_message(&e)))?;
         let can_hold_clock = is_function(&core, "holdClock");
+        let baseline = body_elements(&doc);
         let own_max_time = get(&core, "EPISODE_MAX_TIME");
         self.page = Some(LoadedPage {
             key,
@@ -144,6 +154,7 @@ impl TaskFrame {
             can_hold_clock,
             own_max_time,
             epoch: 0,
+            baseline,
             _tamper_listener: listener,
         });
         Ok(())
@@ -155,7 +166,18 @@ impl LoadedPage {
         get(&self.window, "core")
     }
 
-    /// Starts a new episode with `seed` and waits until the page says it is ready. `site` is the
+    /// Elements showing at the body's level that the page did not have when it loaded (the
+    /// contract's chrome aside): state an episode created outside the task area, which the page's
+    /// `genProblem` may not clear (jQuery UI's date picker stays open into the next episode).
+    pub fn leftovers(&self) -> Vec<Element> {
+        body_elements(&self.document)
+            .into_iter()
+            .filter(|e| !self.baseline.contains(e) && !CHROME_IDS.contains(&e.id().as_str()) && showing(e))
+            .collect()
+    }
+
+    /// Starts a new episode with `seed` and waits until the page says it is ready and has loaded
+    /// the images and fonts it asked for; returns that last wait, if there was one. `site` is the
     /// generated site to show (on `tasks/gminiwob.html`).
     pub async fn start_episode(
         &mut self,
@@ -163,7 +185,7 @@ impl LoadedPage {
         seed: u32,
         cfg: &EnvConfig,
         site: Option<&crate::gminiwob::Site>,
-    ) -> Result<(), EnvError> {
+    ) -> Result<Option<Settle>, EnvError> {
         let core = self.core();
         let threw = |e: JsValue| EnvError::PageThrew { task: task.to_string(), message: js_message(&e) };
         // End whatever runs (a no-op when nothing does), so no stale timer fires into the new one.
@@ -192,10 +214,45 @@ impl LoadedPage {
             }
             sleep(10).await;
         }
+        let settle = self.settle(cfg).await;
         if cfg.hold_clock {
             self.hold_clock(true);
         }
-        Ok(())
+        Ok(settle)
+    }
+
+    /// Waits (up to `cfg.settle_timeout_ms`) for the images and web fonts the new episode's page
+    /// is still loading, so boxes are final when it is read: an icon sized by its image is 0 px
+    /// wide until it arrives. `None` when nothing was loading.
+    async fn settle(&self, cfg: &EnvConfig) -> Option<Settle> {
+        let (images, fonts) = self.loading();
+        if images == 0 && !fonts {
+            return None;
+        }
+        let t0 = now_ms();
+        let timed_out = loop {
+            sleep(2).await;
+            let (i, f) = self.loading();
+            if i == 0 && !f {
+                break false;
+            }
+            if now_ms() - t0 >= cfg.settle_timeout_ms as f64 {
+                break true;
+            }
+        };
+        Some(Settle { images, fonts, waited_ms: (now_ms() - t0).round() as u32, timed_out })
+    }
+
+    /// Images not yet loaded (lazy ones, which load only when scrolled to, aside) and whether web
+    /// fonts are loading.
+    fn loading(&self) -> (u32, bool) {
+        let imgs = self.document.images();
+        let images = (0..imgs.length())
+            .filter_map(|i| imgs.item(i))
+            .filter(|img| !get(img, "complete").is_truthy() && img.get_attribute("loading").as_deref() != Some("lazy"))
+            .count() as u32;
+        let fonts = get(&get(&self.document, "fonts"), "status").as_string().as_deref() == Some("loading");
+        (images, fonts)
     }
 
     pub fn hold_clock(&self, hold: bool) {
@@ -332,6 +389,39 @@ async fn check_fetchable(url: &str) -> Result<(), EnvError> {
         return Err(not_found(format!("HTTP {} {}", resp.status(), resp.status_text())));
     }
     Ok(())
+}
+
+/// The contract's chrome, which pages add beside the task (not state of an episode).
+const CHROME_IDS: [&str; 4] = ["sync-task-cover", "reward-display", "click-canvas", "query"];
+
+fn body_elements(doc: &Document) -> Vec<Element> {
+    let Some(body) = doc.body() else { return Vec::new() };
+    let kids = body.children();
+    (0..kids.length()).filter_map(|i| kids.item(i)).collect()
+}
+
+fn showing(el: &Element) -> bool {
+    let r = el.get_bounding_client_rect();
+    r.width() > 0.0 && r.height() > 0.0
+}
+
+/// `TAG#id.class` of an element, for messages.
+pub fn describe(el: &Element) -> String {
+    let mut s = el.tag_name().to_ascii_uppercase();
+    if !el.id().is_empty() {
+        s.push('#');
+        s.push_str(&el.id());
+    }
+    if let Some(c) = el.get_attribute("class").and_then(|c| c.split_whitespace().next().map(str::to_string)) {
+        s.push('.');
+        s.push_str(&c);
+    }
+    s
+}
+
+/// Whether `el` is still in its document and showing.
+pub fn is_showing(el: &Element) -> bool {
+    el.is_connected() && showing(el)
 }
 
 fn digest(s: &str) -> u64 {

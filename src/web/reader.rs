@@ -3,33 +3,44 @@
 //!
 //! Rules (MiniWoB's, so agents see the same graph on its pages and ours):
 //! - the walk starts at `BODY`; an element with zero width or height is skipped with its subtree
-//!   (this drops hidden nodes and `<option>`s), as are scripts and the contract's chrome
-//!   (`#query`, `#sync-task-cover`, `#reward-display`, `#click-canvas`);
-//! - text mixed with elements becomes `t` pseudo-nodes; a leaf element carries its own text;
-//! - refs live on the nodes as expandos and stay valid while the node is in `refs` (one episode).
+//!   (this drops hidden nodes and a drop-down's `<option>`s; a list box's options have boxes and
+//!   are nodes), as are scripts and the contract's chrome (`#query`, `#sync-task-cover`,
+//!   `#reward-display`, `#click-canvas`);
+//! - text mixed with elements becomes `t` pseudo-nodes, one per line box the text occupies (a run
+//!   that wraps over three lines is three nodes, as `getDOMInfo` splits it); a leaf element
+//!   carries its own text;
+//! - refs live on the nodes as expandos and stay valid while the node is in `refs` (one episode);
+//!   the second and later lines of a text run keep theirs in an array on the text node.
 
 use js_sys::Reflect;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Document, Element, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement, Node};
 
 use super::frame::TAMPER_KEY;
-use super::util::{as_html_tag, get};
+use super::util::{as_html_tag, call, get, set};
 use crate::env::{DomGraph, DomNode, NodeRef, NodeValue, Rect, TEXT_TAG};
 
 const REF_KEY: &str = "__weblabRef";
+/// On a text node that wraps: `[episode, ref of line 1, ref of line 2, ...]` (line 0 uses `REF_KEY`).
+const LINE_REFS_KEY: &str = "__weblabLineRefs";
+/// Episode ids unique over every reader of the tab, so a line ref from another episode is never
+/// taken for one of this episode's.
+static EPISODES: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
 const SKIP_IDS: [&str; 4] = ["query", "sync-task-cover", "reward-display", "click-canvas"];
-const SKIP_TAGS: [&str; 9] = ["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "META", "LINK", "TITLE", "OPTION"];
+const SKIP_TAGS: [&str; 8] = ["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "META", "LINK", "TITLE"];
 
 #[derive(Default)]
 pub struct DomReader {
-    /// `refs[r - 1]` is the node with ref `r` in this episode.
+    /// `refs[r - 1]` is the node with ref `r` in this episode (a text node once per line).
     refs: Vec<Node>,
+    episode: u32,
 }
 
 impl DomReader {
     /// Forgets all refs: the next read numbers nodes from 1 again.
     pub fn begin_episode(&mut self) {
         self.refs.clear();
+        self.episode = EPISODES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// The node behind a ref of this episode, if it is still in the document.
@@ -50,6 +61,29 @@ impl DomReader {
         self.refs.push(node.clone());
         let r = self.refs.len() as NodeRef;
         let _ = Reflect::set(node, &key, &JsValue::from(r));
+        r
+    }
+
+    /// The ref of line `line` (from 0) of a text node that wraps.
+    fn line_ref(&mut self, node: &Node, line: u32) -> NodeRef {
+        if line == 0 {
+            return self.ref_of(node);
+        }
+        let held = get(node, LINE_REFS_KEY);
+        let refs: js_sys::Array = match held.dyn_into::<js_sys::Array>() {
+            Ok(a) if a.get(0).as_f64() == Some(self.episode as f64) => a,
+            _ => {
+                let a = js_sys::Array::of1(&JsValue::from(self.episode));
+                set(node, LINE_REFS_KEY, &a);
+                a
+            }
+        };
+        if let Some(r) = refs.get(line).as_f64() {
+            return r as NodeRef;
+        }
+        self.refs.push(node.clone());
+        let r = self.refs.len() as NodeRef;
+        refs.set(line, JsValue::from(r));
         r
     }
 
@@ -162,20 +196,61 @@ impl Walk<'_> {
         }
     }
 
+    /// A text run mixed with elements: one `t` node per line box it occupies.
     fn text(&mut self, node: &Node, parent: usize) {
-        let text = collapse(&node.text_content().unwrap_or_default());
-        if text.is_empty() {
+        let data = node.text_content().unwrap_or_default();
+        if data.trim().is_empty() {
             return;
         }
         let Ok(range) = self.doc.create_range() else { return };
         if range.select_node_contents(node).is_err() {
             return;
         }
-        let r = range.get_bounding_client_rect();
-        if r.width() <= 0.0 || r.height() <= 0.0 {
+        if rect_count(&range) <= 1 {
+            self.line(node, 0, collapse(&data), &range, parent);
             return;
         }
-        let node_ref = self.reader.ref_of(node);
+        // It wraps: from each start, the longest piece that still lies in one rect is a line
+        // (getDOMInfo's split; found by bisection, since rects only grow with the piece).
+        let units: Vec<u16> = data.encode_utf16().collect();
+        let (mut start, mut line) = (0usize, 0u32);
+        while start < units.len() {
+            let (mut lo, mut hi, mut end) = (start + 1, units.len(), start + 1);
+            while lo <= hi {
+                let mid = (lo + hi) / 2;
+                if range.set_start(node, start as u32).is_err() || range.set_end(node, mid as u32).is_err() {
+                    return;
+                }
+                if rect_count(&range) <= 1 {
+                    end = mid;
+                    lo = mid + 1;
+                } else {
+                    hi = mid - 1;
+                }
+            }
+            // Never split a surrogate pair.
+            if end < units.len() && (0xD800..0xDC00).contains(&units[end - 1]) {
+                end += 1;
+            }
+            if range.set_start(node, start as u32).is_err() || range.set_end(node, end as u32).is_err() {
+                return;
+            }
+            let text = collapse(&String::from_utf16_lossy(&units[start..end]));
+            if self.line(node, line, text, &range, parent) {
+                line += 1;
+            }
+            start = end;
+        }
+    }
+
+    /// Pushes one line of a text run (the whole run when it does not wrap); false when it has no
+    /// text or no box.
+    fn line(&mut self, node: &Node, line: u32, text: String, range: &web_sys::Range, parent: usize) -> bool {
+        let r = range.get_bounding_client_rect();
+        if text.is_empty() || r.width() <= 0.0 || r.height() <= 0.0 {
+            return false;
+        }
+        let node_ref = self.reader.line_ref(node, line);
         self.push(DomNode {
             r#ref: node_ref,
             parent: Some(parent),
@@ -188,6 +263,7 @@ impl Walk<'_> {
             rect: Rect { left: r.left() as f32, top: r.top() as f32, width: r.width() as f32, height: r.height() as f32 },
             ..DomNode::default()
         });
+        true
     }
 }
 
@@ -215,8 +291,19 @@ fn describe(el: &Element, tag_name: &str) -> (String, NodeValue, Vec<String>) {
                 (0..opts.length()).filter_map(|i| opts.item(i)).map(|o| collapse(&o.text_content().unwrap_or_default())).collect();
             (tag_name.to_string(), NodeValue::Text(sel.value()), options)
         }
+        // A list box's option: whether it is chosen, as a person sees it highlighted.
+        "OPTION" => {
+            let opt: &web_sys::HtmlOptionElement = el.unchecked_ref();
+            (tag_name.to_string(), NodeValue::Checked(opt.selected()), Vec::new())
+        }
         _ => (tag_name.to_string(), NodeValue::None, Vec::new()),
     }
+}
+
+/// How many rects `range` covers (`Range.getClientRects()`, read through JS so web-sys needs no
+/// more features).
+fn rect_count(range: &web_sys::Range) -> u32 {
+    call(range, "getClientRects", &[]).map(|l| get(&l, "length").as_f64().unwrap_or(0.0) as u32).unwrap_or(0)
 }
 
 fn selected_text(el: &Element) -> Option<String> {
