@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use super::agent::{Decision, DomQNetAgent, UpdateStats};
 use super::features::Encoded;
-use crate::env::{EnvError, Environment, Step, TaskSpec};
+use super::vocab::Vocabs;
+use crate::env::{EnvError, Environment, Observation, STEP_LIMIT_REASON, Step, TaskSpec};
 use crate::runner::{EpisodeResult, RunStats};
 
 /// A task counts as solved once the success rate over its last 100 episodes reaches 90%.
@@ -56,9 +57,23 @@ struct Running {
     seed: u32,
 }
 
-/// Seed of the `episode`-th episode of task `task`: distinct per task, reproducible.
+/// Seeds are split in two: training episodes draw below this, and everything that judges or
+/// shows an agent (the held-out evaluation of `scripts/train-agents.sh`, whose `eval_seed` in
+/// `agents/manifest.json` starts here, and agents in the Watch view, see [`held_out_seed`]) from
+/// here on, so an agent is never judged or shown on a page it trained on.
+pub const HELD_OUT_SEEDS: u32 = 1_000_000_000;
+
+/// Seed of the `episode`-th episode of task `task`: distinct per task, reproducible, and below
+/// [`HELD_OUT_SEEDS`] (it wraps there; every run before the split stayed far below it, so they
+/// reproduce unchanged).
 pub fn episode_seed(base: u32, task: usize, episode: u64) -> u32 {
-    base.wrapping_add((task as u32).wrapping_mul(1_000_003)).wrapping_add(episode as u32)
+    base.wrapping_add((task as u32).wrapping_mul(1_000_003)).wrapping_add(episode as u32) % HELD_OUT_SEEDS
+}
+
+/// The held-out seed for a seed a person picked: `HELD_OUT_SEEDS + seed` below the split, the
+/// seed itself from it on (so a held-out seed, e.g. from a share link, names the same page).
+pub fn held_out_seed(seed: u32) -> u32 {
+    if seed >= HELD_OUT_SEEDS { seed } else { HELD_OUT_SEEDS + seed }
 }
 
 /// What a [`Trainer`] needs to continue a run after a reload.
@@ -293,9 +308,8 @@ pub async fn train<E: Environment>(
     Ok(trainer.progress)
 }
 
-/// Greedy evaluation (noise off): success rate of `episodes` episodes from seed `seed` on. Each
-/// episode starts from the agent's vocabularies as they were, and they are left so: evaluation
-/// does not change the agent, and each episode's result does not depend on the others.
+/// Greedy evaluation (noise off): success rate of `episodes` episodes from seed `seed` on, each
+/// under the rules of a [`GreedyEpisode`].
 pub async fn evaluate<E: Environment>(
     agent: &mut DomQNetAgent,
     env: &mut E,
@@ -305,11 +319,7 @@ pub async fn evaluate<E: Environment>(
 ) -> Result<RunStats, EnvError> {
     let mut stats = RunStats::default();
     for e in 0..episodes {
-        let ep_seed = seed.wrapping_add(e);
-        let vocabs = agent.vocabs.clone();
-        let result = greedy_episode(agent, env, task, ep_seed).await;
-        agent.vocabs = vocabs;
-        stats.record(&result?);
+        stats.record(&greedy_episode(agent, env, task, seed.wrapping_add(e)).await?);
     }
     Ok(stats)
 }
@@ -321,31 +331,93 @@ async fn greedy_episode<E: Environment>(
     ep_seed: u32,
 ) -> Result<EpisodeResult, EnvError> {
     let mut obs = env.reset(task, ep_seed).await?;
-    let mut steps = 0;
+    let mut episode = GreedyEpisode::begin(agent, ep_seed);
     loop {
-        let enc = agent.encode(&obs);
-        let d = agent.act(usize::MAX, &enc, false).await.map_err(EnvError::Browser)?;
-        let step = match env.step(&d.env_action).await {
-            Err(EnvError::BadTarget { .. }) => None,
-            other => Some(other?),
+        let d = match episode.decide(agent, &obs).await {
+            Ok(d) => d,
+            Err(e) => return Err(episode.abandon(agent, EnvError::Browser(e))),
         };
-        steps += 1;
-        match step {
-            Some(s) if s.done => {
-                return Ok(EpisodeResult { seed: ep_seed, steps, reward: s.reward, raw_reward: s.raw_reward, reason: s.reason });
-            }
-            Some(s) => obs = s.observation,
-            None => {}
+        let outcome = env.step(&d.env_action).await;
+        let (step, end) = episode.record(agent, &obs, outcome)?;
+        if let Some(result) = end {
+            return Ok(result);
         }
-        if steps >= agent.cfg.max_episode_steps {
-            return Ok(EpisodeResult {
-                seed: ep_seed,
-                steps,
-                reward: -1.0,
-                raw_reward: -1.0,
-                reason: Some(crate::env::STEP_LIMIT_REASON.into()),
-            });
+        obs = step.observation;
+    }
+}
+
+/// The rules of a greedy (evaluation) episode, one step at a time, for [`evaluate`] and for an
+/// agent a person watches (`web::app`), so the two count alike:
+/// - the noisy layers are off (μ only) and each head acts by its argmax;
+/// - an action that does not fit its target ([`EnvError::BadTarget`]) is a step that changes
+///   nothing;
+/// - the episode is cut after the agent's `max_episode_steps` (the reference code's 22) with
+///   reward and raw reward −1 and the reason [`STEP_LIMIT_REASON`];
+/// - the agent's vocabularies are put back as they were when the episode ends (or is
+///   abandoned): watching or evaluating changes nothing in the agent, and each episode's result
+///   does not depend on the ones before.
+pub struct GreedyEpisode {
+    seed: u32,
+    steps: u32,
+    vocabs: Vocabs,
+}
+
+impl GreedyEpisode {
+    /// Starts the rules for an episode on the page of `seed`, whose first observation the
+    /// environment has just given.
+    pub fn begin(agent: &DomQNetAgent, seed: u32) -> Self {
+        GreedyEpisode { seed, steps: 0, vocabs: agent.vocabs.clone() }
+    }
+
+    /// The agent's greedy decision in `obs`.
+    pub async fn decide(&self, agent: &mut DomQNetAgent, obs: &Observation) -> Result<Decision, String> {
+        let enc = agent.encode(obs);
+        agent.act(usize::MAX, &enc, false).await
+    }
+
+    /// Counts the outcome of the step taken from `before`: the step as the rules see it (a
+    /// misfit action leaves `before` as it was; the step cap ends the episode), and the episode's
+    /// result once it is over. An environment error ends the episode and is passed on.
+    pub fn record(
+        &mut self,
+        agent: &mut DomQNetAgent,
+        before: &Observation,
+        outcome: Result<Step, EnvError>,
+    ) -> Result<(Step, Option<EpisodeResult>), EnvError> {
+        let mut step = match outcome {
+            Ok(step) => step,
+            Err(EnvError::BadTarget { .. }) => Step { observation: before.clone(), ..Step::default() },
+            Err(e) => return Err(self.abandon(agent, e)),
+        };
+        self.steps += 1;
+        if !step.done && self.steps >= agent.cfg.max_episode_steps {
+            step.done = true;
+            (step.reward, step.raw_reward) = (-1.0, -1.0);
+            step.reason = Some(STEP_LIMIT_REASON.into());
         }
+        if !step.done {
+            return Ok((step, None));
+        }
+        agent.vocabs = self.vocabs.clone();
+        let result = EpisodeResult {
+            seed: self.seed,
+            steps: self.steps,
+            reward: step.reward,
+            raw_reward: step.raw_reward,
+            reason: step.reason.clone(),
+        };
+        Ok((step, Some(result)))
+    }
+
+    /// Ends the episode early (an error, or a new episode started before this one ended): the
+    /// vocabularies go back as they were. Returns `error`, for `?`-style use.
+    pub fn abandon<T>(&self, agent: &mut DomQNetAgent, error: T) -> T {
+        agent.vocabs = self.vocabs.clone();
+        error
+    }
+
+    pub fn seed(&self) -> u32 {
+        self.seed
     }
 }
 
@@ -384,6 +456,105 @@ mod tests {
         async fn step(&mut self, action: &Action) -> Result<Step, EnvError> {
             self.log.borrow_mut().push(Call::Step { task: self.task });
             self.inner.step(action).await
+        }
+    }
+
+    /// A page that never ends, where every second action misses its target.
+    struct Endless {
+        obs: Observation,
+        steps: u32,
+    }
+
+    impl Environment for Endless {
+        async fn reset(&mut self, _: &TaskSpec, _: u32) -> Result<Observation, EnvError> {
+            Ok(self.obs.clone())
+        }
+        async fn step(&mut self, _: &Action) -> Result<Step, EnvError> {
+            self.steps += 1;
+            if self.steps % 2 == 0 {
+                return Err(EnvError::BadTarget { action: "click".into(), detail: "gone".into() });
+            }
+            Ok(Step { observation: self.obs.clone(), ..Step::default() })
+        }
+    }
+
+    #[test]
+    fn greedy_episodes_count_misfits_stop_at_the_cap_and_leave_the_agent_as_it_was() {
+        let cfg = DqnConfig { max_episode_steps: 5, dom_hidden: 16, token_hidden: 8, mode_hidden: 8, ..DqnConfig::default() };
+        let mut agent = DomQNetAgent::new(cfg, &Device::flex()).unwrap();
+        let spec = SimEnv::spec("sim-click");
+        let obs = block_on(SimEnv::new(None).reset(&spec, 3)).unwrap();
+        let fresh = agent.vocabs.clone();
+        let mut env = Endless { obs: obs.clone(), steps: 0 };
+        let stats = block_on(evaluate(&mut agent, &mut env, &spec, 3, 10)).unwrap();
+        assert_eq!((stats.episodes, stats.successes, env.steps), (3, 0, 15), "5 steps each, misfits counted");
+        let cut = EpisodeResult { seed: 12, steps: 5, reward: -1.0, raw_reward: -1.0, reason: Some(STEP_LIMIT_REASON.into()) };
+        assert_eq!(stats.last, Some(cut));
+        assert_eq!(agent.vocabs, fresh, "evaluating grew no vocabulary");
+
+        // Step by step, as the Watch view drives it.
+        let mut ep = GreedyEpisode::begin(&agent, 7);
+        for i in 1..=5u32 {
+            block_on(ep.decide(&mut agent, &obs)).unwrap();
+            assert_ne!(agent.vocabs, fresh, "acting reads the page into the vocabularies");
+            let outcome = if i % 2 == 0 {
+                Err(EnvError::BadTarget { action: "click".into(), detail: "gone".into() })
+            } else {
+                Ok(Step { observation: obs.clone(), reward: 0.5, ..Step::default() })
+            };
+            let (step, end) = ep.record(&mut agent, &obs, outcome).unwrap();
+            assert_eq!(step.observation, obs, "a misfit leaves the page as it was");
+            if i < 5 {
+                assert!(end.is_none() && !step.done, "step {i}");
+            } else {
+                assert!(step.done && step.raw_reward == -1.0 && step.reason.as_deref() == Some(STEP_LIMIT_REASON));
+                assert_eq!(end.unwrap().steps, 5);
+            }
+        }
+        assert_eq!(agent.vocabs, fresh, "the episode's end put the vocabularies back");
+
+        // A page that ends the episode on the last allowed step gives its own outcome; an
+        // environment error is passed on; either way the vocabularies go back.
+        let mut ep = GreedyEpisode::begin(&agent, 8);
+        let done = Step { observation: obs.clone(), reward: 0.9, raw_reward: 1.0, done: true, ..Step::default() };
+        block_on(ep.decide(&mut agent, &obs)).unwrap();
+        let (_, end) = ep.record(&mut agent, &obs, Ok(done)).unwrap();
+        assert_eq!(end.map(|r| (r.steps, r.raw_reward, r.reason)), Some((1, 1.0, None)));
+        assert_eq!(agent.vocabs, fresh);
+        let mut ep = GreedyEpisode::begin(&agent, 9);
+        block_on(ep.decide(&mut agent, &obs)).unwrap();
+        assert_eq!(ep.record(&mut agent, &obs, Err(EnvError::NoEpisode)).unwrap_err(), EnvError::NoEpisode);
+        assert_eq!(agent.vocabs, fresh);
+    }
+
+    #[test]
+    fn training_seeds_stay_below_the_held_out_ones() {
+        for base in [0, 1, 7, 999_999_999, u32::MAX] {
+            for task in [0, 1, 10] {
+                for episode in [0u64, 1, 50_000, 1 << 32] {
+                    assert!(episode_seed(base, task, episode) < HELD_OUT_SEEDS, "{base} {task} {episode}");
+                }
+            }
+        }
+        assert_eq!(episode_seed(1, 0, 41), 42, "seeds of runs before the split are unchanged");
+        assert_eq!(episode_seed(40, 2, 3), 40 + 2 * 1_000_003 + 3);
+        for seed in [0, 1, 17, HELD_OUT_SEEDS - 1] {
+            assert_eq!(held_out_seed(seed), HELD_OUT_SEEDS + seed);
+        }
+        for seed in [HELD_OUT_SEEDS, HELD_OUT_SEEDS + 5, u32::MAX] {
+            assert_eq!(held_out_seed(seed), seed, "a held-out seed names its own page");
+        }
+        // The shipped agents: trained from seed 1 (scripts/train-agents.sh's default) for fewer
+        // episodes than steps, judged from `eval_seed`; both sides of the split.
+        let manifest: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/agents/manifest.json")).unwrap(),
+        )
+        .unwrap();
+        let dqn = manifest["agents"].as_array().unwrap().iter().filter(|a| a["file"].as_str().unwrap().ends_with(".wlq"));
+        for a in dqn {
+            let steps = a["env_steps"].as_u64().unwrap();
+            assert!(episode_seed(1, 0, steps) < HELD_OUT_SEEDS && 1 + steps < HELD_OUT_SEEDS as u64, "{a}");
+            assert!(a["eval_seed"].as_u64().unwrap() >= HELD_OUT_SEEDS as u64, "{a}");
         }
     }
 
