@@ -106,6 +106,8 @@ export function initWatch(ctx) {
       if (policy !== 'dqn') $('agent-note').textContent = policy === 'oracle' ? 'A scripted solution that reads the page.' : 'Uniform over elements; types goal words.';
       lab.setConfig({ max_steps: maxSteps(), hold_clock: true }, [0]);
       obs = await lab.watchReset(ctx.task(), seed, policy);
+      // The page's seed: an agent acts on a seed it never trained on (the lab's rule, in Rust).
+      seed = lab.watchSeed();
       episode = { task: ctx.taskSpec(), seed, actions: [], raw: null, policy };
       done = false;
       $('utterance').textContent = obs.instruction.utterance;

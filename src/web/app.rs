@@ -16,6 +16,7 @@ use super::util::{now_ms, yield_now};
 use super::recorder::Recorder;
 use crate::demo::{Demonstration, replay};
 use crate::dom_q_net::checkpoint::Checkpoint;
+use crate::dom_q_net::train::{GreedyEpisode, held_out_seed};
 use crate::dom_q_net::{DomQNetAgent, DqnConfig, QView};
 use crate::env::{Action, EnvConfig, EnvError, Environment, Observation, TaskSpec, builtin_tasks};
 use crate::share::ShareState;
@@ -106,6 +107,63 @@ async fn serve(slots: &Slots, request: EnvRequest) -> EnvReply {
     reply
 }
 
+/// One step of the watched DOM-Q-Net agent under its evaluation rules ([`GreedyEpisode`], the
+/// trainer's `evaluate` rules): greedy, a misfit action is a step that changes nothing, the
+/// agent's step cap ends the episode, and its vocabularies are put back when the episode ends.
+async fn agent_step(slots: &Slots, watch: &Rc<RefCell<Watch>>, obs: Observation) -> Result<JsValue, JsValue> {
+    let (agent, episode) = {
+        let mut w = watch.borrow_mut();
+        (w.agent.take(), w.episode.take())
+    };
+    let (Some((name, mut agent)), Some(mut episode)) = (agent, episode) else {
+        return Err(js_err("no DOM-Q-Net agent is loaded"));
+    };
+    let decided = episode.decide(&mut agent, &obs).await;
+    let env = slots.take(0);
+    let (d, mut env) = match (decided, env) {
+        (Ok(d), Ok(env)) => (d, env),
+        (decided, env) => {
+            // Nothing was sent: the episode ends here, and the agent gets its vocabularies back.
+            let error = match (&decided, &env) {
+                (Err(e), _) => js_err(e),
+                (_, Err(e)) => js_err(e),
+                _ => js_err("unreachable"),
+            };
+            if let Ok(env) = env {
+                slots.put(0, env);
+            }
+            episode.abandon(&mut agent, ());
+            let mut w = watch.borrow_mut();
+            w.agent = Some((name, agent));
+            w.done = true;
+            return Err(error);
+        }
+    };
+    let outcome = env.step(&d.env_action).await;
+    slots.put(0, env);
+    let misfit = matches!(outcome, Err(EnvError::BadTarget { .. }));
+    let recorded = episode.record(&mut agent, &obs, outcome);
+    let mut w = watch.borrow_mut();
+    w.agent = Some((name, agent));
+    let (step, end) = match recorded {
+        Ok(r) => r,
+        Err(e) => {
+            w.done = true;
+            return Err(js_err(e));
+        }
+    };
+    if end.is_none() {
+        w.episode = Some(episode);
+    }
+    w.obs = Some(step.observation.clone());
+    w.done = step.done;
+    let mut description = d.env_action.describe(Some(&obs.dom));
+    if misfit {
+        description.push_str(" (it does not fit its target: nothing happened)");
+    }
+    Ok(to_js(&WatchStep { description, action: d.env_action, q: Some(d.q), step }))
+}
+
 #[derive(Default, Serialize)]
 struct AgentRun {
     running: bool,
@@ -126,6 +184,10 @@ struct Watch {
     scripted: Option<Box<dyn Policy>>,
     obs: Option<Observation>,
     done: bool,
+    /// The agent's episode under its evaluation rules (`GreedyEpisode`), while it runs.
+    episode: Option<GreedyEpisode>,
+    /// The page's seed.
+    seed: u32,
 }
 
 #[derive(Serialize)]
@@ -351,7 +413,9 @@ impl Lab {
         let ckpt = Checkpoint::from_bytes(&bytes).map_err(js_err)?;
         let header = to_js(&ckpt.header);
         let agent = DomQNetAgent::from_checkpoint(ckpt, &burn::prelude::Device::flex()).map_err(js_err)?;
-        self.watch.borrow_mut().agent = Some((name, agent));
+        let mut w = self.watch.borrow_mut();
+        w.agent = Some((name, agent));
+        w.episode = None;
         Ok(header)
     }
 
@@ -375,11 +439,27 @@ impl Lab {
                 "dqn" => None,
                 other => Some(make_policy(other, &spec, seed).map_err(js_err)?),
             };
+            // An agent is watched under its evaluation rules (`GreedyEpisode`): on a seed it
+            // never trained on, cut by its own step cap (not the page's).
+            let agent = scripted.is_none();
+            let seed = if agent { held_out_seed(seed) } else { seed };
+            {
+                // An unfinished episode gives the agent its vocabularies back first.
+                let w = &mut *watch.borrow_mut();
+                if let (Some(ep), Some((_, a))) = (w.episode.take(), w.agent.as_mut()) {
+                    ep.abandon(a, ());
+                }
+            }
             let mut env = slots.take(0).map_err(js_err)?;
+            if agent {
+                env.set_config(EnvConfig { max_steps: None, ..env.config().clone() });
+            }
             let result = env.reset(&spec, seed).await;
             slots.put(0, env);
             let obs = result.map_err(js_err)?;
             let mut w = watch.borrow_mut();
+            w.episode = if agent { w.agent.as_ref().map(|(_, a)| GreedyEpisode::begin(a, seed)) } else { None };
+            w.seed = seed;
             w.policy = policy;
             w.scripted = scripted;
             w.obs = Some(obs.clone());
@@ -400,17 +480,11 @@ impl Lab {
                 }
                 (w.obs.clone().ok_or_else(|| js_err(EnvError::NoEpisode))?, w.policy.clone())
             };
-            let (action, q) = if policy == "dqn" {
-                let (name, mut agent) = watch.borrow_mut().agent.take().ok_or_else(|| js_err("no agent loaded"))?;
-                let enc = agent.encode(&obs);
-                let decision = agent.act(0, &enc, false).await;
-                watch.borrow_mut().agent = Some((name, agent));
-                let d = decision.map_err(js_err)?;
-                (d.env_action, Some(d.q))
-            } else {
-                let a = watch.borrow_mut().scripted.as_mut().and_then(|p| p.act(&obs));
-                (a.ok_or_else(|| js_err("the policy has no action here"))?, None)
-            };
+            if policy == "dqn" {
+                return agent_step(&slots, &watch, obs).await;
+            }
+            let a = watch.borrow_mut().scripted.as_mut().and_then(|p| p.act(&obs));
+            let action = a.ok_or_else(|| js_err("the policy has no action here"))?;
             let mut env = slots.take(0).map_err(js_err)?;
             let result = env.step(&action).await;
             slots.put(0, env);
@@ -418,8 +492,15 @@ impl Lab {
             let mut w = watch.borrow_mut();
             w.obs = Some(step.observation.clone());
             w.done = step.done;
-            Ok(to_js(&WatchStep { description: action.describe(Some(&obs.dom)), action, q, step }))
+            Ok(to_js(&WatchStep { description: action.describe(Some(&obs.dom)), action, q: None, step }))
         })
+    }
+
+    /// The page seed of the watched episode: the seed `watchReset` was given, or for an agent the
+    /// held-out seed that stands for it (`train::held_out_seed`).
+    #[wasm_bindgen(js_name = watchSeed)]
+    pub fn watch_seed(&self) -> u32 {
+        self.watch.borrow().seed
     }
 
     // ------------------------------------------------------------------ recording a person
@@ -520,6 +601,13 @@ impl Lab {
     #[wasm_bindgen(js_name = referenceCodeDqnConfig)]
     pub fn reference_code_dqn_config() -> JsValue {
         to_js(&DqnConfig::reference_code())
+    }
+
+    /// The paper's settings with the reference code's smaller network ([`DqnConfig::code_sizes`]),
+    /// the preset the README's multitask figure was measured with.
+    #[wasm_bindgen(js_name = codeSizesDqnConfig)]
+    pub fn code_sizes_dqn_config() -> JsValue {
+        to_js(&DqnConfig::code_sizes())
     }
 
     /// Checks edited hyperparameters; returns the complete config or throws what is wrong.
