@@ -8,6 +8,7 @@
 //!   --seed N (1)  --minutes M (10)  --iterations N (no limit)  --judge-every S (60 seconds)
 //!   --judge-seeds N (20)  --out FILE.wln (the best navigator by grid mean; FILE-last.wln: the last)
 //!   --config JSON (a partial NavigatorConfig, e.g. '{"episodes_per_update":16}')
+//!   --head a2c|dqn (the learner; default a2c, the papers')  --bidirectional (the BiLSTM option)
 //!   --cl-ramp N (CL's proposals until p = 1)
 
 use std::time::Instant;
@@ -19,7 +20,7 @@ use weblab::gminiwob::test_sites::{LEVELS, TEST_SITES, test_site};
 use weblab::gminiwob::{Design, RewardConfig, Values};
 use weblab::learn::checkpoint::Precision;
 use weblab::navigator::train::{JUDGE_SEEDS_FROM, NavTrainer, judge, site_task};
-use weblab::navigator::{Navigator, NavigatorConfig};
+use weblab::navigator::{Head, Navigator, NavigatorConfig};
 use weblab::util::block_on;
 
 struct Args {
@@ -32,6 +33,14 @@ struct Args {
     out: Option<String>,
     config: NavigatorConfig,
     cl_ramp: Option<u64>,
+}
+
+fn head(s: &str) -> Result<Head, String> {
+    match s {
+        "a2c" => Ok(Head::A2c),
+        "dqn" => Ok(Head::Dqn),
+        other => Err(format!("--head: a2c or dqn, not {other}")),
+    }
 }
 
 fn parse() -> Result<Args, String> {
@@ -48,6 +57,7 @@ fn parse() -> Result<Args, String> {
         config: NavigatorConfig::default(),
         cl_ramp: None,
     };
+    let (mut head_flag, mut bidirectional) = (None, false);
     while let Some(flag) = it.next() {
         let mut val = || it.next().ok_or(format!("{flag} needs a value"));
         let num = |s: String| s.parse::<f64>().map_err(|_| format!("{flag}: not a number: {s}"));
@@ -60,9 +70,16 @@ fn parse() -> Result<Args, String> {
             "--out" => a.out = Some(val()?),
             "--cl-ramp" => a.cl_ramp = Some(num(val()?)? as u64),
             "--config" => a.config = serde_json::from_str(&val()?).map_err(|e| format!("--config: {e}"))?,
+            "--head" => head_flag = Some(head(&val()?)?),
+            "--bidirectional" => bidirectional = true,
             other => return Err(format!("unknown option {other}")),
         }
     }
+    // The flags win over --config, whichever came first.
+    if let Some(h) = head_flag {
+        a.config.head = h;
+    }
+    a.config.bidirectional |= bidirectional;
     a.config.validate()?;
     Ok(a)
 }
@@ -94,14 +111,25 @@ fn run<G: Generator>(args: &Args, generator: G) -> Result<(), String> {
     let name = generator.name();
     let mut trainer = NavTrainer::new(nav, generator, args.seed);
     let mut sim = SiteSim::new(test_site("login", 0).unwrap(), 0, Values::default(), RewardConfig::default());
+    let c = &args.config;
     println!(
-        "navigator, generator {name} ({}), seed {}, {} parameters, M = {} episodes per update; judged on {} seeds per cell",
+        "navigator, generator {name} ({}), seed {}, {} parameters, head {}, {} LSTM, M = {} episodes per iteration; judged on {} seeds per cell",
         args.generator,
         args.seed,
         trainer.navigator.model().parameter_count(),
-        args.config.episodes_per_update,
+        serde_json::to_string(&c.head).unwrap_or_default(),
+        if c.bidirectional { "bidirectional" } else { "forward" },
+        c.episodes_per_update,
         args.judge_seeds
     );
+    if c.head == Head::Dqn {
+        println!(
+            "DQN: Adam {}, batch {}, replay {} (first update at {}), {} samples per insert, target copy every {} updates, n = {}, double {}, Huber {}, return clip {:?}, epsilon {} -> {} over {} env steps",
+            c.dqn_learning_rate, c.dqn_batch_size, c.dqn_replay_capacity, c.dqn_min_replay, c.dqn_samples_per_insert,
+            c.dqn_target_update_period, c.dqn_n_step, c.dqn_double, c.dqn_huber, c.dqn_reward_clip,
+            c.dqn_epsilon_start, c.dqn_epsilon_end, c.dqn_epsilon_decay_steps
+        );
+    }
     let t0 = Instant::now();
     let mut train_s = 0.0;
     let mut last_judge = 0.0;

@@ -1,7 +1,8 @@
 //! Training a navigator on a stream of generated sites (AEG Algorithm 1 without the adversary's
 //! update, CoDE Algorithm 1 likewise): a generator proposes a design, the navigator collects M
-//! episodes on it (a fresh seed each), and learns from them with one A2C update. Judging is
-//! greedy, on seeds never trained on, without growing the vocabulary.
+//! episodes on it (a fresh seed each), and learns from them: one A2C update, or under the DQN
+//! head the episodes join the replay and the TD updates it owes follow. Judging is greedy, on
+//! seeds never trained on, without growing the vocabulary.
 //!
 //! Generic over [`Environment`]: the live DOM in the browser, the native site simulator in tests
 //! and benchmarks.
@@ -139,8 +140,10 @@ impl Iteration {
     }
 }
 
-/// What a snapshot keeps of a training loop (beside the navigator's checkpoint and Adam's
-/// moments) so a resumed run goes on as the original would have.
+/// What a snapshot keeps of a training loop (beside the navigator's checkpoint and its learner
+/// state: Adam's moments, and under DQN the target network and replay) so a resumed run goes on
+/// as the original would have. The ε schedule and the target copies follow the checkpoint's
+/// counters.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct NavTrainerState {
     pub iteration: u64,
