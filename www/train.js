@@ -21,6 +21,15 @@ const MODEL_KEY = 'model';
 const NAV_MODEL_KEY = 'navigator-model';
 const DQN = 'dom-q-net';
 const NAVIGATOR = 'navigator';
+// A run that was training when its tab died without a clean exit (a crash, the tab killed) is
+// resumed once as after a reload; when the tab dies again before a clean exit, the run waits for
+// the Resume button, so a run whose resuming crashes the tab cannot crash it on every start.
+// LIVE_KEY is set while this tab holds a running run and cleared on a clean exit (pagehide) or
+// when the run ends; CRASHES_KEY counts the unclean starts in a row. localStorage, because a
+// page going away has no time for IndexedDB's asynchronous writes.
+const LIVE_KEY = 'weblab-run-live';
+const CRASHES_KEY = 'weblab-run-crashes';
+const AUTO_RESUMES_AFTER_CRASHES = 1;
 // The page a generated site renders in (tasks/gminiwob.html), as the Design view sizes it.
 const SITE_SIZE = [400, 640];
 
@@ -56,6 +65,8 @@ export function initTrain(ctx) {
   let session = null;
   let run = null; // {request, status: 'running'|'paused'|'done'|'stopped', env_steps, updates, backend, reason}
   let lastSnapshot = null; // {bytes, state}
+  let savedAtStep = null; // env steps of the run's snapshot now in IndexedDB
+  let held = null; // a saved run left for the Resume button (see LIVE_KEY): {saved, paused}
   let exportWanted = false;
   let drawQueued = false;
   let mode = DQN; // the agent the controls set up: DQN or NAVIGATOR
@@ -104,13 +115,15 @@ export function initTrain(ctx) {
     presetForTasks();
   }
 
-  // Table 3's buffer sizes and Table 2's T = 7 for social-media follow the task choice, unless edited.
+  // Table 3's buffer sizes and Table 2's T = 7 for social-media follow the task choice, unless
+  // edited or the reference code's preset is shown (its 100k buffer and T = 7 are for any tasks).
+  let referencePreset = false;
   function presetForTasks() {
     const names = chosenTasks();
     const cap = field('replay_capacity');
-    if (cap && (cap.value === '15000' || cap.value === '100000')) cap.value = names.length > 1 ? '100000' : '15000';
     const t = field('gnn_steps');
-    if (t && (t.value === '3' || t.value === '7')) t.value = names.some((n) => n.startsWith('social-media')) ? '7' : '3';
+    if (!referencePreset && cap && (cap.value === '15000' || cap.value === '100000')) cap.value = names.length > 1 ? '100000' : '15000';
+    if (!referencePreset && t && (t.value === '3' || t.value === '7')) t.value = names.some((n) => n.startsWith('social-media')) ? '7' : '3';
     $('train-task-count').textContent = names.length > 1 ? `${names.length} tasks, one network, one replay buffer` : '';
   }
 
@@ -364,10 +377,19 @@ export function initTrain(ctx) {
     const solved = p.tasks.filter((t) => t.solved_at_frames != null).map((t) => `${t.task} at ${fmtInt(t.solved_at_frames)}`);
     const rates = p.tasks.map((t) => `${t.task} ${t.stats.episodes ? Math.round(100 * t.stats.success_rate_100) + '%' : '–'}`);
     $('train-status').textContent = `${p.paused ? 'Paused' : 'Training'} · ${fmtInt(p.episodes)} episodes · ${rates.join(', ')}` +
-      (solved.length ? ` · solved (90% of 100): ${solved.join(', ')}` : '');
+      (solved.length ? ` · solved (90% of 100): ${solved.join(', ')}` : '') + envFailures(p, (k) => p.tasks[k]?.task);
     if (p.warnings && p.warnings.length) ctx.message(`Training: ${p.warnings[0]}`, 'info');
     showCounters();
     drawCharts();
+  }
+
+  // Episodes a failing page ended (the learner went on; it stops the run itself when one task's
+  // episodes keep failing): how many, and the last one's reason.
+  function envFailures(p, taskName) {
+    const last = p.env_failures?.at(-1);
+    if (last) run.lastEnvFailure = `${taskName(last.task)}: ${last.reason}`;
+    if (!p.env_failures_total) return '';
+    return ` · ${fmtInt(p.env_failures_total)} ${p.env_failures_total === 1 ? 'episode' : 'episodes'} ended by a failing page (last: ${run.lastEnvFailure})`;
   }
 
   function onNavProgress(p) {
@@ -391,7 +413,7 @@ export function initTrain(ctx) {
     }
     $('train-status').textContent = `${p.paused ? 'Paused' : 'Training'} on ${p.generator} · ${fmtInt(p.iterations)} iterations, ${fmtInt(p.episodes)} episodes` +
       (last ? ` · last iteration: ${Math.round(100 * last.success_rate)}% success, return ${last.mean_return.toFixed(2)}` : '') +
-      ` · ${p.steps_per_s.toFixed(0)} env steps/s, ${p.updates_per_s.toFixed(1)} updates/s`;
+      ` · ${p.steps_per_s.toFixed(0)} env steps/s, ${p.updates_per_s.toFixed(1)} updates/s` + envFailures(p, () => p.generator);
     showCounters();
     drawCharts();
   }
@@ -422,22 +444,33 @@ export function initTrain(ctx) {
     $('nav-grid-note').textContent = `At ${fmtInt(g.env_steps)} env steps (${fmtInt(g.updates)} updates): judged greedily on ${g.seeds} unseen seeds per cell, on the site simulator.`;
   }
 
+  // Keeps a snapshot in IndexedDB. When the browser refuses it (its storage is full: the write
+  // aborts with QuotaExceededError) training goes on, the person is told, and the previous
+  // snapshot stays (IndexedDB rolls the failed write back).
+  async function saveRun(m, extra, model, modelKey, what) {
+    try {
+      await store.save(RUN_KEY, {
+        schema: m.schema, request: run.request, status: run.status, backend: run.backend, reason: run.reason,
+        env_steps: m.env_steps, updates: m.updates, bytes: m.bytes, state: m.state, optimizer: m.optimizer || null,
+        charts: chartState(), saved_at: Date.now(), ...extra,
+      });
+      savedAtStep = m.env_steps;
+      await store.save(modelKey, model);
+      $('model-note').textContent = `Run saved in this browser at step ${fmtInt(m.env_steps)} (${what}); a reload continues from there.`;
+    } catch (e) {
+      const text = `Training goes on, but its snapshot at step ${fmtInt(m.env_steps)} was not saved in this browser: ${errorText(e)}. ` +
+        (savedAtStep !== null ? `The previous snapshot, at step ${fmtInt(savedAtStep)}, stays; a reload continues from there.` : 'A reload would start over.');
+      $('model-note').textContent = text;
+      ctx.message(text);
+    }
+  }
+
   async function onNavSnapshot(m) {
     lastSnapshot = { bytes: m.bytes, state: m.state };
     navModel = { name: `navigator (${generatorLabel(run.request.generator)}, step ${fmtInt(m.env_steps)})`, bytes: m.bytes };
     setButtons();
-    try {
-      await store.save(RUN_KEY, {
-        request: run.request, status: run.status, backend: run.backend, reason: run.reason,
-        env_steps: m.env_steps, updates: m.updates, bytes: m.bytes, state: m.state, optimizer: m.optimizer || null,
-        charts: chartState(), grid: lastGrid, saved_at: Date.now(),
-      });
-      await store.save(NAV_MODEL_KEY, navModel);
-      $('model-note').textContent = `Run saved in this browser at step ${fmtInt(m.env_steps)}` +
-        `${m.optimizer ? ' (network, vocabulary, Adam\'s moments, the loop\'s state)' : ' (network, vocabulary, the loop\'s state)'}; a reload continues from there.`;
-    } catch (e) {
-      $('model-note').textContent = `Could not save the run in this browser: ${errorText(e)}`;
-    }
+    await saveRun(m, { grid: lastGrid }, navModel, NAV_MODEL_KEY,
+      m.optimizer ? 'network, vocabulary, Adam\'s moments, the loop\'s state' : 'network, vocabulary, the loop\'s state');
   }
 
   async function onSnapshot(m) {
@@ -445,18 +478,7 @@ export function initTrain(ctx) {
     lastSnapshot = { bytes: m.bytes, state: m.state };
     const model = { name: `your run (${chosenLabel(run.request.tasks)}, step ${fmtInt(m.env_steps)})`, bytes: m.bytes, tasks: run.request.tasks.map((t) => t.name) };
     setUserModel(model, false);
-    try {
-      await store.save(RUN_KEY, {
-        request: run.request, status: run.status, backend: run.backend, reason: run.reason,
-        env_steps: m.env_steps, updates: m.updates, bytes: m.bytes, state: m.state, optimizer: m.optimizer || null,
-        charts: chartState(), saved_at: Date.now(),
-      });
-      await store.save(MODEL_KEY, model);
-      $('model-note').textContent = `Run saved in this browser at step ${fmtInt(m.env_steps)}` +
-        `${m.optimizer ? ' (network, Adam\'s moments, recent replay)' : ' (network, recent replay)'}; a reload continues from there.`;
-    } catch (e) {
-      $('model-note').textContent = `Could not save the run in this browser: ${errorText(e)}`;
-    }
+    await saveRun(m, {}, model, MODEL_KEY, m.optimizer ? 'network, Adam\'s moments, recent replay' : 'network, recent replay');
   }
 
   const chosenLabel = (tasks) => (tasks.length === 1 ? tasks[0].name : `${tasks.length} tasks`);
@@ -469,18 +491,28 @@ export function initTrain(ctx) {
   }
 
   // ---------------------------------------------------------------- running
-  function begin(request, checkpoint, saved, { paused = false, optimizer = undefined } = {}) {
+  // resumedFrom: the env steps of the saved run this start resumes (its errors before the first
+  // progress are the snapshot's, and say so).
+  function begin(request, checkpoint, saved, { paused = false, optimizer = undefined, resumedFrom = null } = {}) {
     ensureFrames(pagesFor(request));
     session = new TrainingSession(lab, { frameOffset: FRAME_OFFSET });
-    run = { request, status: 'running', env_steps: run?.env_steps || 0, updates: run?.updates || 0 };
+    run = { request, status: 'running', env_steps: run?.env_steps || 0, updates: run?.updates || 0, resumedFrom };
+    held = null;
+    $('train-resume').hidden = true;
+    liveHere = true;
+    local.set(LIVE_KEY, '1');
     session.addEventListener('backend', (e) => {
       run.backend = e.detail.name;
       run.reason = e.detail.reason;
       ctx.setBackend(e.detail.name, e.detail.reason);
       showCounters();
     });
-    session.addEventListener('status', (e) => { $('train-status').textContent = e.detail.text; });
-    session.addEventListener('progress', (e) => onProgress(e.detail));
+    session.addEventListener('status', (e) => {
+      $('train-status').textContent = e.detail.text;
+      // What a resume could not take from the snapshot stays on screen.
+      if (/^Resumed with fresh Adam moments/.test(e.detail.text)) ctx.message(e.detail.text, 'info');
+    });
+    session.addEventListener('progress', (e) => { run.resumedFrom = null; onProgress(e.detail); });
     session.addEventListener('snapshot', (e) => onSnapshot(e.detail));
     session.addEventListener('grid', (e) => { lastGrid = e.detail; showGrid(lastGrid); });
     session.addEventListener('checkpoint', (e) => {
@@ -494,6 +526,7 @@ export function initTrain(ctx) {
     });
     session.addEventListener('done', (e) => {
       run.status = 'done';
+      endLive();
       if (request.agent === NAVIGATOR) {
         const d = e.detail;
         const mean = lastGrid && lastGrid.success.flat().reduce((a, b) => a + b, 0) / lastGrid.success.flat().length;
@@ -511,7 +544,12 @@ export function initTrain(ctx) {
     });
     session.addEventListener('error', (e) => {
       run.status = 'stopped';
-      ctx.message(`Training stopped: ${e.detail.message}`);
+      endLive();
+      if (run.resumedFrom !== null) {
+        ctx.message(`The training run saved at step ${fmtInt(run.resumedFrom)} could not be resumed: ${e.detail.message}. It stays in this browser; Start begins a new run.`);
+      } else {
+        ctx.message(`Training stopped: ${e.detail.message}`);
+      }
       $('train-status').textContent = 'Stopped by an error.';
       persistStatus('stopped');
       setButtons();
@@ -523,6 +561,23 @@ export function initTrain(ctx) {
     }
     setButtons();
   }
+
+  // The tab's hold on a live run (see LIVE_KEY). localStorage can be unavailable (a private
+  // window's policy): then crashes are not counted and every start resumes, as before.
+  const local = {
+    get(k) { try { return localStorage.getItem(k); } catch { return null; } },
+    set(k, v) { try { localStorage.setItem(k, v); } catch { /* not counted */ } },
+    remove(k) { try { localStorage.removeItem(k); } catch { /* not counted */ } },
+  };
+  let liveHere = false; // this tab started the live run (a held run is not this tab's)
+  function endLive() {
+    liveHere = false;
+    local.remove(LIVE_KEY);
+    local.remove(CRASHES_KEY);
+  }
+  // A reload or a closed tab is a clean exit: the next start resumes the run and the crash count
+  // starts over.
+  window.addEventListener('pagehide', () => { if (liveHere) endLive(); });
 
   async function persistStatus(status) {
     try {
@@ -583,6 +638,8 @@ export function initTrain(ctx) {
   }
 
   function launch(request, checkpoint) {
+    local.remove(CRASHES_KEY);
+    savedAtStep = null;
     for (const c of Object.values(charts)) c.clear();
     run = null;
     lastSnapshot = null;
@@ -612,9 +669,17 @@ export function initTrain(ctx) {
   $('train-pause').addEventListener('click', togglePause);
   $('train-step').addEventListener('click', () => session?.step());
   $('train-stop').addEventListener('click', () => { run.status = 'stopped'; session?.stop(); persistStatus('stopped'); });
+  $('train-resume').addEventListener('click', () => {
+    if (!held || session?.running) return;
+    const { saved, paused } = held;
+    ctx.message('');
+    begin(saved.request, saved.bytes, saved.state, { paused, optimizer: saved.optimizer || undefined, resumedFrom: saved.env_steps });
+    $('train-status').textContent = `Resuming from step ${fmtInt(saved.env_steps)}…`;
+    setButtons();
+  });
   $('train-paper-set').addEventListener('click', () => chooseTasks(PAPER_MULTITASK));
-  $('hyper-reset').addEventListener('click', () => { buildHyper(defaults); presetForTasks(); });
-  $('hyper-reference').addEventListener('click', () => { buildHyper(Lab.referenceCodeDqnConfig()); presetForTasks(); });
+  $('hyper-reset').addEventListener('click', () => { referencePreset = false; buildHyper(defaults); presetForTasks(); });
+  $('hyper-reference').addEventListener('click', () => { referencePreset = true; buildHyper(Lab.referenceCodeDqnConfig()); presetForTasks(); });
 
   $('train-agent').addEventListener('change', () => setMode($('train-agent').value));
   $('train-generator').addEventListener('change', syncGenerator);
@@ -687,6 +752,17 @@ export function initTrain(ctx) {
       }
       const saved = await store.load(RUN_KEY);
       if (!saved) return;
+      if (typeof saved !== 'object' || typeof saved.request !== 'object' || saved.request === null) {
+        throw new Error('the stored record is not a training run');
+      }
+      // A record of another format is refused before anything reads it; it stays stored.
+      try {
+        window.wasmBindings.checkSnapshotSchema(saved.schema);
+      } catch (e) {
+        ctx.message(`${errorText(e)}. It stays saved in this browser; Start begins a new run, which replaces it.`);
+        $('train-status').textContent = 'The saved run was not resumed.';
+        return;
+      }
       for (const [k, c] of Object.entries(charts)) c.load(saved.charts?.[k]);
       if (['auto', 'webgpu', 'cpu'].includes(saved.request.backend)) $('train-backend').value = saved.request.backend;
       if (saved.request.agent === NAVIGATOR) {
@@ -704,11 +780,25 @@ export function initTrain(ctx) {
         $('train-frames').value = String(saved.request.frames);
       }
       run = { request: saved.request, status: saved.status, env_steps: saved.env_steps, updates: saved.updates, backend: saved.backend, reason: saved.reason };
+      savedAtStep = saved.env_steps;
       showCounters();
       if (saved.status === 'running' || saved.status === 'paused') {
-        begin(saved.request, saved.bytes, saved.state, { paused: saved.status === 'paused', optimizer: saved.optimizer || undefined });
-        ctx.message(`Resumed the training run saved at step ${fmtInt(saved.env_steps)}.`, 'info');
-        $('train-status').textContent = `Resuming from step ${fmtInt(saved.env_steps)}…`;
+        const paused = saved.status === 'paused';
+        // The tab that held this run went away without a clean exit: count it.
+        const crashes = local.get(LIVE_KEY) === '1' ? (parseInt(local.get(CRASHES_KEY), 10) || 0) + 1 : 0;
+        local.set(CRASHES_KEY, String(crashes));
+        if (crashes > AUTO_RESUMES_AFTER_CRASHES) {
+          held = { saved, paused };
+          $('train-resume').hidden = false;
+          ctx.message(`The tab closed unexpectedly ${crashes} times in a row while this run was training, so it was not restarted. ` +
+            `Its snapshot at step ${fmtInt(saved.env_steps)} is kept: press "Resume the saved run" to continue it, or Start for a new run.`);
+          $('train-status').textContent = `Saved run at step ${fmtInt(saved.env_steps)}, waiting to be resumed.`;
+        } else {
+          begin(saved.request, saved.bytes, saved.state, { paused, optimizer: saved.optimizer || undefined, resumedFrom: saved.env_steps });
+          ctx.message(`Resumed the training run saved at step ${fmtInt(saved.env_steps)}` +
+            (crashes ? ', after the tab closed unexpectedly.' : '.'), 'info');
+          $('train-status').textContent = `Resuming from step ${fmtInt(saved.env_steps)}…`;
+        }
       } else {
         $('train-status').textContent = `Last run: ${saved.status} at step ${fmtInt(saved.env_steps)}.`;
       }
@@ -741,6 +831,6 @@ export function initTrain(ctx) {
       chooseTasks([state.task.name]);
       ctx.message('The link set up a training run: press Start to train with these settings.', 'info');
     },
-    status() { return run && { agent: run.request.agent || DQN, status: run.status, env_steps: run.env_steps, updates: run.updates, backend: run.backend }; },
+    status() { return run && { agent: run.request.agent || DQN, status: run.status, env_steps: run.env_steps, updates: run.updates, backend: run.backend, live: Boolean(session?.running), held: Boolean(held) }; },
   };
 }

@@ -211,7 +211,8 @@ impl Default for TrainRequest {
             checkpoint_half: false,
             checkpoint_at_end: false,
             eval_episodes: 0,
-            eval_seed: 1_000_000_000,
+            // The first held-out seed: never a training episode's.
+            eval_seed: crate::dom_q_net::train::HELD_OUT_SEEDS,
         }
     }
 }

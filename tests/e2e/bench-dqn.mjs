@@ -5,7 +5,7 @@
 //
 //   node tests/e2e/bench-dqn.mjs [--tasks a,b] [--backends cpu,webgpu] [--easy-budget 5000]
 //        [--medium-budget 50000] [--webgpu-budget 1000] [--config JSON] [--seed N] [--log-every S]
-//        [--preset paper|reference-code]
+//        [--preset paper|reference-code|code-sizes]
 //   node tests/e2e/bench-dqn.mjs --multitask [--budget 100000] [--backends cpu]
 import { parseArgs } from 'node:util';
 import { DIST, serve } from './serve.mjs';
@@ -23,8 +23,9 @@ const { values: args } = parseArgs({
     multitask: { type: 'boolean', default: false },
     budget: { type: 'string', default: '100000' },
     config: { type: 'string', default: '{}' },
-    // reference-code: DqnConfig::reference_code()'s choices (37-d local module, about 2x faster);
-    // --config fields go on top.
+    // reference-code: DqnConfig::reference_code(), every choice of the authors' code;
+    // code-sizes: DqnConfig::code_sizes(), the paper's with the code's smaller network (37-d
+    // local module, 128/64/32 streams; called reference-code before). --config fields go on top.
     preset: { type: 'string', default: 'paper' },
     seed: { type: 'string', default: '1' },
     'log-every': { type: 'string', default: '30' },
@@ -33,7 +34,8 @@ const { values: args } = parseArgs({
 // The paper's multitask set (§4.2).
 const PAPER_9 = ['click-checkboxes', 'click-option', 'click-tab-2', 'email-inbox-delete', 'enter-password', 'enter-text',
   'enter-text-dynamic', 'login-user', 'navigate-tree'];
-if (!['paper', 'reference-code'].includes(args.preset)) throw new Error(`unknown --preset ${args.preset} (paper or reference-code)`);
+const PRESETS = { 'reference-code': 'referenceCodeDqnConfig', 'code-sizes': 'codeSizesDqnConfig' };
+if (args.preset !== 'paper' && !PRESETS[args.preset]) throw new Error(`unknown --preset ${args.preset} (paper, reference-code or code-sizes)`);
 let config = JSON.parse(args.config);
 const backends = args.backends.split(',').filter(Boolean);
 const fmt = (x, d = 1) => (x == null ? '-' : Number(x).toFixed(d));
@@ -58,15 +60,15 @@ try {
   const ua = await page.evaluate(() => navigator.userAgent);
   const gpu = await webgpuInfo(page);
   const infos = await page.evaluate(() => window.lab.constructor.tasks());
-  if (args.preset === 'reference-code') {
-    const [paper, reference] = await page.evaluate(() => [window.lab.constructor.defaultDqnConfig(), window.lab.constructor.referenceCodeDqnConfig()]);
+  if (args.preset !== 'paper') {
+    const [paper, reference] = await page.evaluate((fn) => [window.lab.constructor.defaultDqnConfig(), window.lab.constructor[fn]()], PRESETS[args.preset]);
     const differs = Object.fromEntries(Object.entries(reference).filter(([k, v]) => v !== paper[k]));
     config = { ...differs, ...config };
   }
   console.log(`weblab DOM-Q-Net benchmark — ${ua.match(/Chrome\/[\d.]+/)?.[0] ?? ua}, headless`);
   console.log(`WebGPU offered by this Chromium: ${gpu.offered ? `yes, ${gpu.adapter}` : `no (${gpu.why})`}`);
   console.log(`agent config: the paper's preset for the tasks${Object.keys(config).length ? ` with ${JSON.stringify(config)}` : ''}` +
-    (args.preset === 'reference-code' ? ' (--preset reference-code: DqnConfig::reference_code())' : ''));
+    (args.preset !== 'paper' ? ` (--preset ${args.preset}: DqnConfig::${args.preset.replace('-', '_')}())` : ''));
   const runs = args.multitask ? [PAPER_9] : args.tasks.split(',').filter(Boolean).map((t) => [t]);
 
   for (const backend of backends) {

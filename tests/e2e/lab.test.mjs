@@ -112,15 +112,22 @@ test('the hyperparameter editor offers the paper\'s and the reference code\'s se
     assert.deepEqual([await value('local_text_embedding'), await value('token_hidden'), await value('mode_hidden')], [true, '128', '128']);
     await page.click('#hyper-reference');
     assert.deepEqual([await value('local_text_embedding'), await value('token_hidden'), await value('mode_hidden')], [false, '64', '32']);
-    assert.equal(await value('learning_rate'), String(await page.evaluate(() => window.lab.constructor.defaultDqnConfig().learning_rate)),
-      'the rest stays the paper\'s');
+    // Every choice of the authors' code, T = 7 and the 100k buffer included (not the paper's
+    // per-task presets): deeper streams, goal concatenation, reward per head, α, lr.
+    const reference = await page.evaluate(() => window.lab.constructor.referenceCodeDqnConfig());
+    for (const key of ['text_dim', 'stream_hidden_layers', 'gnn_steps', 'goal_concat', 'normalize_goal_tokens', 'reward_per_head',
+      'replay_capacity', 'priority_alpha', 'priority_beta', 'learning_rate', 'value_as_text']) {
+      const want = reference[key];
+      assert.equal(await value(key), typeof want === 'boolean' ? want : String(want), key);
+    }
+    assert.deepEqual([await value('stream_hidden_layers'), await value('gnn_steps'), await value('replay_capacity')], ['2', '7', '100000']);
     await page.fill('#hyper-fields [data-key="batch_size"]', '0');
     await page.dispatchEvent('#hyper-fields [data-key="batch_size"]', 'change');
     await page.waitForSelector('#hyper-error:not([hidden])');
     assert.match(await text(page, '#hyper-error'), /batch_size/);
     await page.click('#hyper-reset');
     assert.equal(await page.isHidden('#hyper-error'), true);
-    assert.deepEqual([await value('local_text_embedding'), await value('batch_size')], [true, '128']);
+    assert.deepEqual([await value('local_text_embedding'), await value('batch_size'), await value('stream_hidden_layers')], [true, '128', '1']);
     assert.deepEqual(errors, []);
   });
 });
