@@ -6,6 +6,7 @@ import { initTrain } from './train.js';
 import { initPlay } from './play.js';
 import { initGallery } from './gallery.js';
 import { initDesign } from './design.js';
+import { initNavigators } from './navigators.js';
 
 const $ = (id) => document.getElementById(id);
 const VIEWS = ['watch', 'train', 'play', 'tasks', 'design'];
@@ -161,6 +162,7 @@ async function main() {
   }
   $('source').addEventListener('change', syncSource);
 
+  ctx.navigator = initNavigators(ctx);
   ctx.views.watch = initWatch(ctx);
   ctx.views.train = initTrain(ctx);
   ctx.views.play = initPlay(ctx);

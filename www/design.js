@@ -6,7 +6,7 @@
 // ({number_of_pages, action, action_page}) and the task {source: 'generated', name, design}.
 // Every call on the page goes through one queue: the environment serves one call at a time.
 import { errorText } from './app.js';
-import { clearOverlay } from './overlay.js';
+import { clearOverlay, drawNavigator } from './overlay.js';
 
 const $ = (id) => document.getElementById(id);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -17,7 +17,7 @@ const MAX_PAGES = 10;
 const MAX_PLACED = 80;
 const NAME_MAX = 60;
 const NAME_RE = /^[\p{L}\p{N} ._-]+$/u;
-const POLICIES = { oracle: 'the scripted oracle', random: 'the random policy' };
+const POLICIES = { oracle: 'the scripted oracle', random: 'the random policy', navigator: 'the navigator' };
 
 function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
@@ -481,14 +481,22 @@ export function initDesign(ctx) {
     mode = 'watch';
     setButtons();
     clearEpisodeView();
+    clearOverlay($('overlay'));
     const policy = $('design-policy').value;
     const s = spec(), seed = ctx.seed();
     $('design-status-title').textContent = `Watching ${POLICIES[policy]} · seed ${seed}`;
     $('design-play-note').textContent = '';
     let total = 0, steps = 0;
     const live = () => watching && mine === watchToken;
+    // The navigator (the one picked in the Watch view; the pretrained one at first) acts greedily
+    // on the design as it is, never trained on it.
+    const navigating = policy === 'navigator';
     try {
-      const obs = await exclusive(() => patiently(() => lab.watchReset(s, seed, policy)));
+      if (navigating) {
+        if (!(await ctx.navigator.ensure())) return;
+        $('design-play-note').textContent = `${ctx.navigator.describe()} It acts greedily; pick another navigator in the Watch view.`;
+      }
+      const obs = await exclusive(() => patiently(() => (navigating ? lab.navigatorReset(s, seed) : lab.watchReset(s, seed, policy))));
       rendered = { spec: s, seed };
       clearFailure();
       caption(obs, s, seed);
@@ -497,13 +505,20 @@ export function initDesign(ctx) {
       while (live()) {
         await sleep(250);
         if (!live()) break;
-        const r = await exclusive(() => lab.watchStep());
+        const r = await exclusive(() => (navigating ? lab.navigatorStep() : lab.watchStep()));
+        if (navigating) drawNavigator($('overlay'), r);
+        if (!r.step) {
+          // The navigator had no open choice left: the episode ends as a failure, as in judging.
+          showOutcome(`Episode over: ${r.description} · return ${signed(total)}`, false);
+          break;
+        }
         const st = r.step;
         const shaped = st.shaped_reward ?? st.reward;
         total += shaped;
         steps++;
+        const what = navigating && r.chosen ? `${r.description} · p ${r.chosen.probability.toFixed(2)}` : r.description;
         const li = el('li', {},
-          el('span', { class: 'what' }, r.description),
+          el('span', { class: 'what' }, what),
           el('span', { class: 'nums' }, `r ${signed(shaped)} · Φ ${(st.potential ?? 0).toFixed(2)}`));
         const list = $('design-steps');
         list.appendChild(li);

@@ -1,5 +1,6 @@
 // The agent overlay drawn over the task page: a heat map of the DOM stream's Q-values over the
-// candidate elements, the element the agent chose, and what it does there (mode, typed token).
+// candidate elements (the navigator's: its policy's probabilities), the element the agent chose,
+// and what it does there (mode, typed token; the navigator's profile field and value).
 // The canvas sits over the iframe in the same (zoomed) box, so page coordinates map 1:1.
 
 function heat(v) {
@@ -42,15 +43,47 @@ export function drawOverlay(canvas, obs, q, action) {
   g.strokeStyle = '#e8590c';
   g.lineWidth = 2;
   g.strokeRect(n.rect.left - 1, n.rect.top - 1, n.rect.width + 2, n.rect.height + 2);
-  let label = kind === 'click' ? 'click' : kind === 'type' ? `type "${action.type[1]}"` : `select "${action.select[1]}"`;
-  if (q) label += `  Q(click) ${q.mode[0].toFixed(2)} · Q(type) ${q.mode[1].toFixed(2)}`;
+  let text = kind === 'click' ? 'click' : kind === 'type' ? `type "${action.type[1]}"` : `select "${action.select[1]}"`;
+  if (q) text += `  Q(click) ${q.mode[0].toFixed(2)} · Q(type) ${q.mode[1].toFixed(2)}`;
+  label(g, n.rect, text, w, h);
+}
+
+// The navigator's step (lab.navigatorStep's reply): the policy's probability of acting on each
+// element as a heat map, the element it chose, and what it did there (the profile field it set
+// and the value, or a click) with the probability of that choice.
+export function drawNavigator(canvas, r) {
+  const dpr = window.devicePixelRatio || 1;
+  const w = canvas.clientWidth, h = canvas.clientHeight;
+  if (canvas.width !== Math.round(w * dpr)) { canvas.width = Math.round(w * dpr); canvas.height = Math.round(h * dpr); }
+  const g = canvas.getContext('2d');
+  g.setTransform(dpr, 0, 0, dpr, 0, 0);
+  g.clearRect(0, 0, w, h);
+  if (!r) return;
+  const hi = Math.max(0, ...r.elements.map((e) => e.probability));
+  // Small elements first, so a container's colour does not hide the fields inside it.
+  const byArea = [...r.elements].sort((a, b) => b.rect.width * b.rect.height - a.rect.width * a.rect.height);
+  for (const e of byArea) {
+    if (hi <= 0 || e.probability <= 0.01 * hi) continue;
+    g.fillStyle = heat(e.probability / hi);
+    g.fillRect(e.rect.left, e.rect.top, e.rect.width, e.rect.height);
+  }
+  const c = r.chosen;
+  if (!c) return;
+  g.strokeStyle = '#e8590c';
+  g.lineWidth = 2;
+  g.strokeRect(c.rect.left - 1, c.rect.top - 1, c.rect.width + 2, c.rect.height + 2);
+  const what = c.kind === 'set' ? `set ${c.field} = "${c.value}"` : 'click';
+  label(g, c.rect, `${what}  p ${c.probability.toFixed(2)}`, w, h);
+}
+
+function label(g, rect, text, w, h) {
   g.font = '10px system-ui, sans-serif';
-  const tw = g.measureText(label).width + 8;
-  let lx = Math.min(Math.max(0, n.rect.left), Math.max(0, w - tw));
-  let ly = n.rect.top + n.rect.height + 2;
-  if (ly + 14 > h) ly = Math.max(0, n.rect.top - 16);
+  const tw = g.measureText(text).width + 8;
+  const lx = Math.min(Math.max(0, rect.left), Math.max(0, w - tw));
+  let ly = rect.top + rect.height + 2;
+  if (ly + 14 > h) ly = Math.max(0, rect.top - 16);
   g.fillStyle = 'rgba(29,35,48,0.88)';
   g.fillRect(lx, ly, tw, 14);
   g.fillStyle = '#fff';
-  g.fillText(label, lx + 4, ly + 10);
+  g.fillText(text, lx + 4, ly + 10);
 }

@@ -1,10 +1,14 @@
 // Watch: an agent acting on the task page step by step, with its Q-values drawn over the page;
-// fast runs of many episodes; and share links replayed action for action.
-import { drawOverlay, clearOverlay } from './overlay.js';
+// fast runs of many episodes; and share links replayed action for action. The gMiniWoB navigator
+// acts on a generated test site (site and level picked here) with its policy drawn over it; its
+// episode loop, greedy choice, step limit, seeds and success count are the lab's (Rust).
+import { drawOverlay, drawNavigator, clearOverlay } from './overlay.js';
 import { errorText } from './app.js';
 
 const $ = (id) => document.getElementById(id);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+// A generated site's page (the reward panel is added beside it by fitFrame).
+const SITE_SIZE = [400, 640];
 
 export function initWatch(ctx) {
   const lab = ctx.lab;
@@ -18,6 +22,24 @@ export function initWatch(ctx) {
   let token = 0; // bumps to cancel a running play loop
 
   const speed = () => Number($('speed').value);
+  const navigating = () => $('policy').value === 'navigator';
+  const sites = ctx.Lab.testSites();
+  for (const site of sites.sites) $('watch-site').append(new Option(site, site));
+  for (let l = 0; l < sites.levels; l++) $('watch-level').append(new Option(String(l), String(l)));
+  // The test site the navigator acts on.
+  function siteTask() {
+    const site = $('watch-site').value, level = Number($('watch-level').value);
+    return { source: 'generated', name: `${site}-${level}`, design: ctx.Lab.testSiteDesign(site, level) };
+  }
+
+  // The Watch view shows the navigator's controls instead of the task picker (style.css).
+  function applyMode() {
+    const ws = $('workspace');
+    const nav = ctx.view === 'watch' && navigating();
+    if (nav) ws.dataset.watchAgent = 'navigator';
+    else delete ws.dataset.watchAgent;
+    if (ctx.view === 'watch') ctx.frameSize = nav ? SITE_SIZE : null;
+  }
   const maxSteps = () => Math.max(1, parseInt($('max-steps').value, 10) || 20);
 
   function setButtons() {
@@ -26,6 +48,7 @@ export function initWatch(ctx) {
     $('play').disabled = fastRunning;
     $('play').textContent = playing ? 'Pause' : 'Play';
     $('run').disabled = fastRunning || playing || $('policy').value === 'dqn';
+    $('watch-nav-file').disabled = busy || fastRunning;
     $('stop').disabled = !fastRunning;
   }
 
@@ -100,8 +123,22 @@ export function initWatch(ctx) {
       $('steps').innerHTML = '';
       showOutcome(null);
       clearOverlay($('overlay'));
+      applyMode();
       ctx.fitFrame();
       let policy = $('policy').value;
+      if (policy === 'navigator') {
+        done = true;
+        if (!(await ctx.navigator.ensure())) return;
+        $('agent-note').textContent = ctx.navigator.describe();
+        const task = siteTask(), siteSeed = ctx.Lab.navigatorWatchSeed(seed);
+        obs = await lab.navigatorReset(task, siteSeed);
+        episode = { task, seed, siteSeed, actions: [], raw: null, policy };
+        done = false;
+        $('utterance').textContent = profileText(task, obs);
+        $('steps-title').textContent = `Steps · seed ${seed} (site seed ${siteSeed})`;
+        showTally(lab.navigatorTally());
+        return;
+      }
       if (policy === 'dqn' && !(await ensureAgent())) policy = 'oracle';
       if (policy !== 'dqn') $('agent-note').textContent = policy === 'oracle' ? 'A scripted solution that reads the page.' : 'Uniform over elements; types goal words.';
       lab.setConfig({ max_steps: maxSteps(), hold_clock: true }, [0]);
@@ -117,6 +154,7 @@ export function initWatch(ctx) {
 
   async function step() {
     if (done || busy) return;
+    if (episode.policy === 'navigator') return navigatorStep();
     const before = obs;
     await holding(async () => {
       const r = await lab.watchStep();
@@ -131,6 +169,38 @@ export function initWatch(ctx) {
       }
       if (r.q && r.q.warning) ctx.message(r.q.warning, 'info');
     });
+  }
+
+  async function navigatorStep() {
+    await holding(async () => {
+      const r = await lab.navigatorStep();
+      drawNavigator($('overlay'), r);
+      if (r.action) episode.actions.push(r.action);
+      stepLine(r.chosen ? `${r.description} · p ${r.chosen.probability.toFixed(2)}` : r.description);
+      if (r.step) obs = r.step.observation;
+      showTally(r.tally);
+      if (r.done) {
+        done = true;
+        const e = r.episode;
+        episode.raw = e.raw_reward;
+        const out = $('episode-outcome');
+        out.textContent = `${r.success ? 'Solved' : 'Not solved'}: return ${e.ret.toFixed(2)} in ${e.steps} step${e.steps === 1 ? '' : 's'} (raw ${e.raw_reward})${e.reason ? ` · ${e.reason}` : ''}`;
+        out.className = `outcome ${r.success ? 'good' : 'bad'}`;
+      }
+    });
+  }
+
+  function showTally(t) {
+    $('watch-tally').textContent = t && t.episodes
+      ? `Watched on this site: ${t.episodes} episode${t.episodes === 1 ? '' : 's'}, ${t.successes} solved (${Math.round(100 * t.successes / t.episodes)}%).`
+      : 'No episode finished on this site yet.';
+  }
+
+  // Under the page: the site and what the profile asks for (the instruction is the profile's JSON).
+  function profileText(task, o) {
+    const fields = (o.instruction && o.instruction.fields) || [];
+    const list = fields.map((f) => `${f.key}: ${f.value}`).join(' · ');
+    return `${task.name}: fill in ${list || 'nothing'}, then submit.`;
   }
 
   // Plays episode after episode (seed, seed+1, ...) at the chosen speed until paused.
@@ -173,7 +243,15 @@ export function initWatch(ctx) {
     lab.setConfig({ max_steps: maxSteps(), hold_clock: true }, [0]);
     requestAnimationFrame(drawStats);
     try {
-      await lab.runAgent(ctx.task(), $('policy').value, ctx.seed(), 0);
+      if (navigating()) {
+        if (await ctx.navigator.ensure()) {
+          $('agent-note').textContent = ctx.navigator.describe();
+          clearOverlay($('overlay'));
+          await lab.runNavigator(siteTask(), ctx.Lab.navigatorWatchSeed(ctx.seed()), 0);
+        }
+      } else {
+        await lab.runAgent(ctx.task(), $('policy').value, ctx.seed(), 0);
+      }
     } catch (e) {
       ctx.message(errorText(e));
     }
@@ -215,7 +293,7 @@ export function initWatch(ctx) {
     $('policy').value = 'oracle';
     $('steps').innerHTML = '';
     showOutcome(null);
-    ctx.fitFrame();
+    ctx.fitFrame(state.task && state.task.source === 'generated' ? SITE_SIZE : undefined);
     lab.setConfig({ max_steps: Math.max(actions.length, 1), hold_clock: true }, [0]);
     let current = await lab.reset(state.task, state.seed);
     episode = { task: state.task, seed: state.seed, actions: [], raw: null, policy: 'replay' };
@@ -281,13 +359,31 @@ export function initWatch(ctx) {
   $('run').addEventListener('click', fastRun);
   $('stop').addEventListener('click', () => lab.stop());
   $('speed').addEventListener('input', () => { $('speed-label').textContent = `${speed()} steps/s`; });
-  $('policy').addEventListener('change', () => { pause(); newEpisode(); });
+  $('policy').addEventListener('change', () => { pause(); applyMode(); newEpisode(); });
+  for (const id of ['watch-site', 'watch-level', 'watch-navigator']) {
+    $(id).addEventListener('change', () => { pause(); newEpisode(); });
+  }
+  $('watch-nav-file').addEventListener('change', async (event) => {
+    const file = event.target.files[0];
+    event.target.value = '';
+    if (!file) return;
+    pause();
+    await idle();
+    if (await ctx.navigator.loadFile(file)) {
+      await newEpisode();
+      ctx.message(`Loaded the navigator ${file.name}; it acts from the next episode on.`, 'info');
+    }
+  });
   $('task').addEventListener('change', () => { if (ctx.view === 'watch') { pause(); newEpisode(); } });
   setButtons();
 
   return {
-    enter() { setButtons(); },
-    leave() { pause(); },
+    enter() { applyMode(); setButtons(); },
+    leave() {
+      pause();
+      delete $('workspace').dataset.watchAgent;
+      ctx.frameSize = null;
+    },
     // Opening the page: a competent agent acting within seconds, when one is shipped.
     async start(opts = {}) {
       if (opts.task) {
@@ -307,7 +403,9 @@ export function initWatch(ctx) {
     shareState() {
       const agent = loadedAgent ? lab.agentInfo() : null;
       const config = agent && (episode.policy === 'dqn' || (!episode.actions.length && $('policy').value === 'dqn')) ? agent.config : null;
-      const state = { v: 1, view: 'watch', task: episode.task || ctx.taskSpec(), seed: episode.seed ?? ctx.seed(), config, replay: null };
+      // A navigator's episode is shared by its site seed: the link replays its actions on that site.
+      const seed = episode.policy === 'navigator' ? episode.siteSeed : episode.seed ?? ctx.seed();
+      const state = { v: 1, view: 'watch', task: episode.task || ctx.taskSpec(), seed, config, replay: null };
       if (episode.actions.length) {
         state.replay = { episode: { actions: episode.actions, raw_reward: episode.raw } };
       } else if ($('policy').value === 'dqn' && loadedAgent && ctx.agentNames().includes(loadedAgent)) {

@@ -165,14 +165,14 @@ async fn agent_step(slots: &Slots, watch: &Rc<RefCell<Watch>>, obs: Observation)
 }
 
 #[derive(Default, Serialize)]
-struct AgentRun {
-    running: bool,
-    task: String,
-    policy: String,
-    stats: RunStats,
-    error: Option<String>,
+pub(super) struct AgentRun {
+    pub(super) running: bool,
+    pub(super) task: String,
+    pub(super) policy: String,
+    pub(super) stats: RunStats,
+    pub(super) error: Option<String>,
     #[serde(skip)]
-    stop: bool,
+    pub(super) stop: bool,
 }
 
 /// An agent acting step by step on page #0 while a person watches.
@@ -202,11 +202,15 @@ struct WatchStep {
 pub struct Lab {
     pub(super) envs: Slots,
     cfg: RefCell<EnvConfig>,
-    run: Rc<RefCell<AgentRun>>,
+    pub(super) run: Rc<RefCell<AgentRun>>,
     watch: Rc<RefCell<Watch>>,
     recorder: Rc<RefCell<Option<Recorder>>>,
     /// A loaded gMiniWoB navigator (CPU, inference only); see `super::navigator`.
     pub(super) navigator: Rc<RefCell<Option<crate::navigator::Navigator>>>,
+    /// The navigator's episode a person is watching; see `super::navigator`.
+    pub(super) nav_watch: Rc<RefCell<super::navigator::NavWatch>>,
+    /// What `loadNavigator` said of the loaded navigator (null before one).
+    pub(super) navigator_loaded: RefCell<serde_json::Value>,
 }
 
 #[wasm_bindgen]
@@ -223,6 +227,8 @@ impl Lab {
             watch: Rc::default(),
             recorder: Rc::default(),
             navigator: Rc::default(),
+            nav_watch: Rc::default(),
+            navigator_loaded: RefCell::new(serde_json::Value::Null),
         };
         lab.add_frame(iframe);
         lab
