@@ -4,6 +4,7 @@
 //! `cargo test`. The browser edge (`web`, wasm32 only) reads live task pages in an iframe, acts on
 //! them, and exposes the lab to the page's JavaScript shell.
 
+pub mod adversary;
 pub mod curriculum;
 pub mod demo;
 pub mod dom_q_net;

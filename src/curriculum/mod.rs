@@ -1,10 +1,15 @@
 //! Environment generators: what proposes the next design a navigator trains on. The papers'
 //! non-learning baselines live here — Domain Randomization (DR) and the scheduled Curriculum
-//! (CL, AEG §5 after Gur et al. 2019) — and a fixed site for training on one design; the
-//! adversaries of the next stage plug into the same trait and learn from `observe`.
+//! (CL, AEG §5 after Gur et al. 2019) — and a fixed site for training on one design. The
+//! learning adversaries (`crate::adversary`) implement the same trait: they learn in `observe`,
+//! say what they learned in `report`, and carry their state through `save_state`/`load_state`.
 
 use serde::{Deserialize, Serialize};
 
+use burn::prelude::Device;
+
+use crate::adversary::config::{AdversaryConfig, Objective, ObjectiveConfig};
+use crate::adversary::generator::Adversary;
 use crate::gminiwob::design::{Design, MAX_PAGES};
 use crate::gminiwob::primitive::PRIMITIVE_COUNT;
 use crate::gminiwob::test_sites::RandomDesign;
@@ -13,8 +18,40 @@ use crate::rng::Rng;
 /// What a generator hears back about the design it proposed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Outcome {
-    /// Each navigator's returns on the design (one row per navigator, M episodes each).
+    /// Each navigator's returns on the design (one row per navigator, M episodes each; the
+    /// population loop gives discounted returns, as the papers' R_i,j).
     pub returns: Vec<Vec<f64>>,
+}
+
+/// What a learning generator made of its last design (the adversaries; the others have none).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct GeneratorReport {
+    /// The objective's value J.
+    pub objective: f64,
+    /// The reward of the A2C term.
+    pub reward: f64,
+    /// The regret estimate (ALP: its learning progress).
+    pub regret: f64,
+    /// The best navigator's mean return.
+    pub best_return: f64,
+    /// Coefficient of Σ log π(SKIP) in the loss.
+    pub skip_weight: f64,
+    /// Σ_i (1 − π(SKIP_i)) along the design: the expected number of primitives.
+    pub expected_budget: f64,
+    pub log_prob: f64,
+    pub pages: u32,
+    pub active: u32,
+    pub passive: u32,
+    pub loss: f64,
+    pub policy_loss: f64,
+    pub value_loss: f64,
+    pub entropy: f64,
+    pub budget_loss: f64,
+    /// The critic's V(h0).
+    pub value: f64,
+    pub updates: u64,
+    /// Why the generator could not propose or learn (the loop stops with it).
+    pub error: Option<String>,
 }
 
 pub trait Generator {
@@ -24,6 +61,19 @@ pub trait Generator {
     fn propose(&mut self, rng: &mut Rng, iteration: u64) -> Design;
     /// The navigators' results on the last proposal (the non-learning generators ignore them).
     fn observe(&mut self, _outcome: &Outcome) {}
+    /// What the last `observe` learned (learning generators only).
+    fn report(&self) -> Option<GeneratorReport> {
+        None
+    }
+    /// State a snapshot must carry to resume exactly, beyond the loop's design generator
+    /// (`None`: nothing, as for DR, CL and fixed sites).
+    fn save_state(&self) -> Result<Option<Vec<u8>>, String> {
+        Ok(None)
+    }
+    /// Continues from [`Generator::save_state`]; a damaged state is refused and nothing changes.
+    fn load_state(&mut self, _bytes: &[u8]) -> Result<(), String> {
+        Err(format!("the {} generator keeps no state to load", self.name()))
+    }
 }
 
 impl<G: Generator + ?Sized> Generator for Box<G> {
@@ -35,6 +85,15 @@ impl<G: Generator + ?Sized> Generator for Box<G> {
     }
     fn observe(&mut self, outcome: &Outcome) {
         (**self).observe(outcome)
+    }
+    fn report(&self) -> Option<GeneratorReport> {
+        (**self).report()
+    }
+    fn save_state(&self) -> Result<Option<Vec<u8>>, String> {
+        (**self).save_state()
+    }
+    fn load_state(&mut self, bytes: &[u8]) -> Result<(), String> {
+        (**self).load_state(bytes)
     }
 }
 
@@ -59,6 +118,21 @@ pub enum GeneratorSpec {
     },
     /// One fixed site (its design is checked as it is read).
     Site { name: String, design: Design },
+    /// A learning adversary (`crate::adversary`) with one of the papers' objectives
+    /// (`{"kind": "adversary", "objective": "code"}`); unset constants take the papers' values.
+    /// It trains a population of navigators (`adversary::train::PopulationTrainer`), so it is
+    /// built with [`GeneratorSpec::build_adversary`], not [`GeneratorSpec::build`].
+    Adversary {
+        objective: Objective,
+        #[serde(default)]
+        alpha: Option<f64>,
+        #[serde(default)]
+        beta: Option<f64>,
+        #[serde(default)]
+        delta: Option<f64>,
+        #[serde(default)]
+        config: Option<AdversaryConfig>,
+    },
 }
 
 impl GeneratorSpec {
@@ -82,7 +156,24 @@ impl GeneratorSpec {
                 Box::new(cl)
             }
             GeneratorSpec::Site { design, .. } => Box::new(Fixed(design.clone())),
+            GeneratorSpec::Adversary { objective, .. } => {
+                return Err(format!(
+                    "the {} adversary trains a population of {} navigator(s) in the population loop, which this trainer does not run",
+                    objective.label(),
+                    objective.population()
+                ));
+            }
         })
+    }
+
+    /// The adversary a request names (on `device`, seeded with `seed`), or what is wrong.
+    pub fn build_adversary(&self, device: &Device, seed: u64) -> Result<Adversary, String> {
+        let GeneratorSpec::Adversary { objective, alpha, beta, delta, config } = self else {
+            return Err(format!("{} is not an adversary", self.label()));
+        };
+        let d = ObjectiveConfig::new(*objective);
+        let obj = ObjectiveConfig { objective: *objective, alpha: alpha.unwrap_or(d.alpha), beta: beta.unwrap_or(d.beta), delta: delta.unwrap_or(d.delta) };
+        Adversary::new(config.clone().unwrap_or_default(), obj, device, seed)
     }
 
     /// What a run with it trained on, for checkpoints and charts.
@@ -91,6 +182,7 @@ impl GeneratorSpec {
             GeneratorSpec::Dr { .. } => "DR".into(),
             GeneratorSpec::Cl { .. } => "CL".into(),
             GeneratorSpec::Site { name, .. } => format!("site {name}"),
+            GeneratorSpec::Adversary { objective, .. } => objective.label().into(),
         }
     }
 }
@@ -218,6 +310,24 @@ mod tests {
         let bad: GeneratorSpec = serde_json::from_str(r#"{"kind":"dr","max_pages":99}"#).unwrap();
         assert!(bad.build().err().unwrap().contains("max_pages"));
         assert!(serde_json::from_str::<GeneratorSpec>(r#"{"kind":"site","name":"x","design":{"action":[999],"action_page":[0]}}"#).is_err());
+    }
+
+    #[test]
+    fn adversaries_are_named_by_requests_and_built_for_the_population_loop() {
+        let spec: GeneratorSpec = serde_json::from_str(r#"{"kind":"adversary","objective":"flexible_b_paired"}"#).unwrap();
+        assert_eq!(spec.label(), "Flexible b-PAIRED");
+        assert!(spec.build().err().unwrap().contains("population"), "the single-navigator trainer refuses it with a reason");
+        let adv = spec.build_adversary(&Device::flex().autodiff(), 1).unwrap();
+        assert_eq!((adv.objective.alpha, adv.name()), (1.25, "Flexible b-PAIRED"));
+        let code: GeneratorSpec = serde_json::from_str(r#"{"kind":"adversary","objective":"code","alpha":0.8,"beta":-0.2,"delta":-0.2}"#).unwrap();
+        let adv = code.build_adversary(&Device::flex().autodiff(), 1).unwrap();
+        assert_eq!((adv.objective.alpha, adv.objective.beta), (0.8, -0.2));
+        let bad: GeneratorSpec = serde_json::from_str(r#"{"kind":"adversary","objective":"code","alpha":2}"#).unwrap();
+        assert!(bad.build_adversary(&Device::flex().autodiff(), 1).err().unwrap().contains("alpha"));
+        let bad: GeneratorSpec = serde_json::from_str(r#"{"kind":"adversary","objective":"alp","config":{"max_pages":0}}"#).unwrap();
+        assert!(bad.build_adversary(&Device::flex().autodiff(), 1).err().unwrap().contains("max_pages"));
+        assert!(serde_json::from_str::<GeneratorSpec>(r#"{"kind":"adversary","objective":"minimax"}"#).is_err());
+        assert!(GeneratorSpec::Dr { max_pages: None, slots: None }.build_adversary(&Device::flex(), 1).is_err());
     }
 
     #[test]

@@ -1,0 +1,198 @@
+//! The adversary natively: the decoder's shapes and parameter count, every sampled design valid
+//! and round-tripping through the design format, log-probabilities that a re-scoring
+//! reproduces, the budget term moving the expected number of primitives the way its sign says,
+//! a short run of every objective (and DR, CL) in the population loop, seeded runs that
+//! reproduce, and a run that resumes exactly from its snapshot.
+
+use burn::prelude::Device;
+use weblab::adversary::generator::Adversary;
+use weblab::adversary::model::CHOICES;
+use weblab::adversary::objective::Signal;
+use weblab::adversary::train::{PopulationTrainer, population};
+use weblab::adversary::{AdversaryConfig, LoopConfig, Objective, ObjectiveConfig, Proposal};
+use weblab::curriculum::{CurriculumLearning, DomainRandomization, Generator};
+use weblab::gminiwob::sim::SiteSim;
+use weblab::gminiwob::test_sites::test_site;
+use weblab::gminiwob::{Design, RewardConfig, Values};
+use weblab::navigator::NavigatorConfig;
+use weblab::rng::Rng;
+use weblab::util::block_on;
+
+fn dev() -> Device {
+    Device::flex().autodiff()
+}
+
+fn adversary(objective: Objective, seed: u64) -> Adversary {
+    Adversary::new(AdversaryConfig::default(), ObjectiveConfig::new(objective), &dev(), seed).unwrap()
+}
+
+/// The navigator at a small width, so the loop runs in seconds.
+fn nav_config() -> NavigatorConfig {
+    NavigatorConfig { embedding_dim: 16, latent_dim: 16, vocab_cap: 300, ..NavigatorConfig::default() }
+}
+
+fn sim() -> SiteSim {
+    SiteSim::new(test_site("login", 0).unwrap(), 0, Values::default(), RewardConfig::default())
+}
+
+#[test]
+fn the_decoder_has_the_papers_shape_and_about_their_parameter_count() {
+    // Dense blocks are two layers (100 wide), the LSTM 100 wide. With K pages:
+    // f0 2·(100·100+100), fK 10,100 + 101·K, LSTM 4·100·(100+100) + 400, fP 10,100 + 101·41,
+    // fL 10,100 + 101·K, fI (41 + 2K)·100 + 100 + 10,100; the critic 10,100 + 101.
+    let count = |k: usize| 20_200 + (10_100 + 101 * k) + 80_400 + (10_100 + 101 * 41) + (10_100 + 101 * k) + ((41 + 2 * k) * 100 + 100 + 10_100);
+    let a = adversary(Objective::Code, 1);
+    assert_eq!(a.model().parameter_counts(), (count(4), 10_201));
+    let ten = Adversary::new(AdversaryConfig { max_pages: 10, ..AdversaryConfig::default() }, ObjectiveConfig::new(Objective::Code), &dev(), 1).unwrap();
+    let (policy, _) = ten.model().parameter_counts();
+    assert_eq!(policy, count(10));
+    // AEG A.12: 152,461 for the policy network.
+    assert!((policy as f64 - 152_461.0).abs() / 152_461.0 < 0.01, "{policy}");
+    assert!(Adversary::new(AdversaryConfig { max_pages: 11, ..AdversaryConfig::default() }, ObjectiveConfig::new(Objective::Code), &dev(), 1).is_err());
+}
+
+#[test]
+fn every_sampled_design_is_valid_and_round_trips_through_the_design_format() {
+    let a = adversary(Objective::FlexibleBPaired, 2);
+    let cfg = &a.cfg;
+    let mut rng = Rng::new(3);
+    let mut pages = std::collections::BTreeSet::new();
+    for _ in 0..150 {
+        let p = block_on(a.sample(&mut rng)).unwrap();
+        assert_eq!(p.noise.len(), cfg.noise_dim);
+        assert_eq!(p.choices.len(), cfg.slots as usize);
+        assert!(p.k < cfg.max_pages);
+        for &(prim, page) in &p.choices {
+            assert!(prim < CHOICES);
+            assert_eq!(prim == 0, page.is_none(), "a page exactly when a primitive is placed");
+            assert!(page.is_none_or(|b| b <= p.k), "pages ≤ k");
+        }
+        let d = p.design();
+        assert_eq!(d.pages(), p.k + 1);
+        let placed = p.choices.iter().filter(|c| c.0 != 0).count();
+        assert!(d.placed().len() <= placed);
+        let back = Design::from_json(&d.to_json()).unwrap();
+        assert_eq!(back, d, "the design format gives the design back");
+        assert!(p.skip_log_probs.iter().all(|lp| lp.is_finite() && *lp <= 0.0));
+        pages.insert(d.pages());
+    }
+    assert_eq!(pages.len() as u32, cfg.max_pages, "an untrained adversary uses every page count");
+}
+
+#[test]
+fn log_probabilities_of_a_sample_equal_its_rescoring() {
+    let a = adversary(Objective::Code, 4);
+    let mut rng = Rng::new(5);
+    for _ in 0..20 {
+        let p = block_on(a.sample(&mut rng)).unwrap();
+        let (lp, skips) = block_on(a.score(&p)).unwrap();
+        assert!((lp - p.log_prob).abs() < 1e-3 * p.log_prob.abs().max(1.0), "{lp} vs {}", p.log_prob);
+        assert_eq!(skips.len(), p.skip_log_probs.len());
+        for (s, t) in skips.iter().zip(&p.skip_log_probs) {
+            assert!((s - t).abs() < 1e-4, "{s} vs {t}");
+        }
+        // The whole design's log-probability is the sum of its decisions': never above any part.
+        assert!(p.log_prob < p.skip_log_probs.iter().copied().fold(0.0, f64::min) + 1e-9);
+    }
+}
+
+/// Mean expected budget (Σ 1 − π(SKIP)) over designs drawn with a fixed generator.
+fn mean_budget(a: &Adversary) -> f64 {
+    let mut rng = Rng::new(99);
+    (0..30).map(|_| block_on(a.sample(&mut rng)).unwrap().expected_budget()).sum::<f64>() / 30.0
+}
+
+#[test]
+fn the_budget_term_moves_the_expected_number_of_primitives_its_way() {
+    // AEG Eq. 3: loss += α · R_A · Σ log π(SKIP). With the A2C reward held at 0, a best return
+    // R_A = +1 must raise the expected non-SKIP count and R_A = −1 lower it.
+    let run = |best: f64| {
+        let mut a = adversary(Objective::FlexibleBPaired, 7);
+        let before = mean_budget(&a);
+        let mut rng = Rng::new(8);
+        let sig = Signal { reward: 0.0, skip_weight: 1.25 * best, regret: 0.0, best, value: 0.0 };
+        for _ in 0..40 {
+            let p: Proposal = block_on(a.sample(&mut rng)).unwrap();
+            block_on(a.learn_from(&p, &sig)).unwrap();
+        }
+        (before, mean_budget(&a))
+    };
+    let (b0, up) = run(1.0);
+    let (b1, down) = run(-1.0);
+    assert_eq!(b0, b1, "the same seed, the same adversary before learning");
+    assert!(up > b0 + 0.2, "R_A > 0: more primitives ({b0:.2} → {up:.2})");
+    assert!(down < b0 - 2.0, "R_A < 0: fewer primitives ({b0:.2} → {down:.2})");
+}
+
+fn adversarial_run(objective: Objective, seed: u64, iterations: usize) -> Vec<(Vec<f32>, Vec<Vec<f64>>, f64, u32)> {
+    let nav = population(&nav_config(), objective.population(), &dev(), seed).unwrap();
+    let mut t = PopulationTrainer::new(nav, adversary(objective, seed), LoopConfig::default(), seed).unwrap();
+    let mut env = sim();
+    (0..iterations)
+        .map(|_| {
+            let it = block_on(t.step(&mut env)).unwrap();
+            let r = it.report.expect("an adversary reports");
+            (it.updates.iter().map(|u| u.loss).collect(), it.returns, r.loss, it.design.placed().len() as u32)
+        })
+        .collect()
+}
+
+#[test]
+fn a_short_run_of_every_objective_completes_and_reports() {
+    for objective in Objective::ALL {
+        let curve = adversarial_run(objective, 1, 3);
+        assert_eq!(curve.len(), 3);
+        for (losses, returns, adv_loss, _) in &curve {
+            assert_eq!(returns.len(), objective.population(), "{objective:?}");
+            assert!(returns.iter().all(|r| r.len() == LoopConfig::default().episodes));
+            assert!(losses.iter().all(|l| l.is_finite()) && adv_loss.is_finite(), "{objective:?}: {curve:?}");
+        }
+    }
+    // The baselines run in the same loop.
+    for g in [Box::new(DomainRandomization::default()) as Box<dyn Generator>, Box::new(CurriculumLearning::default())] {
+        let mut t = PopulationTrainer::new(population(&nav_config(), 1, &dev(), 1).unwrap(), g, LoopConfig::default(), 1).unwrap();
+        let it = block_on(t.step(&mut sim())).unwrap();
+        assert!(it.report.is_none() && it.returns.len() == 1);
+    }
+    // PAIRED with one navigator is refused, with a message.
+    let mut t = PopulationTrainer::new(population(&nav_config(), 1, &dev(), 1).unwrap(), adversary(Objective::Paired, 1), LoopConfig::default(), 1).unwrap();
+    assert!(block_on(t.step(&mut sim())).unwrap_err().contains("protagonist"));
+}
+
+#[test]
+fn seeded_runs_reproduce_their_curves() {
+    let a = adversarial_run(Objective::FlexibleBPaired, 3, 6);
+    assert_eq!(a, adversarial_run(Objective::FlexibleBPaired, 3, 6), "same seed: same designs, returns and losses");
+    assert_ne!(a, adversarial_run(Objective::FlexibleBPaired, 4, 6), "another seed, another run");
+}
+
+#[test]
+fn a_run_resumed_from_its_snapshot_goes_on_exactly() {
+    let objective = Objective::Code;
+    let nav = population(&nav_config(), objective.population(), &dev(), 6).unwrap();
+    let mut t = PopulationTrainer::new(nav, adversary(objective, 6), LoopConfig::default(), 6).unwrap();
+    let mut env = sim();
+    for _ in 0..5 {
+        block_on(t.step(&mut env)).unwrap();
+    }
+    let snapshot = block_on(t.snapshot()).unwrap();
+    let go_on = |t: &mut PopulationTrainer<Adversary>, env: &mut SiteSim| {
+        (0..4)
+            .map(|_| {
+                let it = block_on(t.step(env)).unwrap();
+                (it.design, it.returns, it.updates.iter().map(|u| u.loss).collect::<Vec<f32>>(), it.report.unwrap())
+            })
+            .collect::<Vec<_>>()
+    };
+    let original = go_on(&mut t, &mut env);
+    // Built afresh with another seed: everything must come from the snapshot.
+    let mut resumed = PopulationTrainer::resume(&snapshot, adversary(objective, 77), &dev()).unwrap();
+    assert_eq!(resumed.iteration, 5);
+    assert_eq!(go_on(&mut resumed, &mut sim()), original);
+    // A damaged snapshot, or one of another objective, is refused with a message.
+    let mut bad = snapshot.clone();
+    let mid = bad.len() / 2;
+    bad[mid] ^= 0xff;
+    assert!(PopulationTrainer::resume(&bad, adversary(objective, 6), &dev()).err().unwrap().contains("damaged"));
+    assert!(PopulationTrainer::resume(&snapshot, adversary(Objective::FlexiblePaired, 6), &dev()).err().unwrap().contains("CoDE"));
+}
