@@ -10,6 +10,7 @@
 //!   --config JSON (a partial NavigatorConfig, e.g. '{"episodes_per_update":16}')
 //!   --head a2c|dqn (the learner; default a2c, the papers')  --bidirectional (the BiLSTM option)
 //!   --cl-ramp N (CL's proposals until p = 1)
+//!   --stop-at F (a fixed site: stop at the first judging where its greedy success is >= F)
 
 use std::time::Instant;
 
@@ -33,6 +34,7 @@ struct Args {
     out: Option<String>,
     config: NavigatorConfig,
     cl_ramp: Option<u64>,
+    stop_at: Option<f64>,
 }
 
 fn head(s: &str) -> Result<Head, String> {
@@ -56,6 +58,7 @@ fn parse() -> Result<Args, String> {
         out: None,
         config: NavigatorConfig::default(),
         cl_ramp: None,
+        stop_at: None,
     };
     let (mut head_flag, mut bidirectional) = (None, false);
     while let Some(flag) = it.next() {
@@ -69,6 +72,7 @@ fn parse() -> Result<Args, String> {
             "--judge-seeds" => a.judge_seeds = num(val()?)? as u32,
             "--out" => a.out = Some(val()?),
             "--cl-ramp" => a.cl_ramp = Some(num(val()?)? as u64),
+            "--stop-at" => a.stop_at = Some(num(val()?)?),
             "--config" => a.config = serde_json::from_str(&val()?).map_err(|e| format!("--config: {e}"))?,
             "--head" => head_flag = Some(head(&val()?)?),
             "--bidirectional" => bidirectional = true,
@@ -141,7 +145,7 @@ fn run<G: Generator>(args: &Args, generator: G) -> Result<(), String> {
         train_s += t.elapsed().as_secs_f64();
         recent.push((it.mean_return(), it.success_rate()));
         let elapsed = t0.elapsed().as_secs_f64();
-        let done = elapsed >= args.minutes * 60.0 || args.iterations.is_some_and(|n| trainer.iteration >= n);
+        let mut done = elapsed >= args.minutes * 60.0 || args.iterations.is_some_and(|n| trainer.iteration >= n);
         if done || elapsed - last_judge >= args.judge_every_s {
             last_judge = elapsed;
             let c = trainer.navigator.counters;
@@ -149,9 +153,10 @@ fn run<G: Generator>(args: &Args, generator: G) -> Result<(), String> {
             let (ret, succ) = recent.iter().fold((0.0, 0.0), |(a, b), (r, s)| (a + r, b + s));
             recent.clear();
             println!(
-                "\n[{:>6.0} s] iteration {}, {} env steps, {} updates, {:.0} env steps/s and {:.1} updates/s while training; \
+                "\n[{:>6.0} s, {:.0} s training] iteration {}, {} env steps, {} updates, {:.0} env steps/s and {:.1} updates/s while training; \
                  training sites: return {:.2}, success {:.0}%, vocabulary {}",
                 elapsed,
+                train_s,
                 trainer.iteration,
                 c.env_steps,
                 c.updates,
@@ -167,6 +172,14 @@ fn run<G: Generator>(args: &Args, generator: G) -> Result<(), String> {
                 println!("{site:<10} {}", row.iter().map(|s| format!("{:>6.0}%", 100.0 * s)).collect::<Vec<_>>().join("  "));
             }
             let mean = g.iter().flatten().sum::<f64>() / (g.len() * LEVELS as usize) as f64;
+            if let (Some(f), Some((site, level))) = (args.stop_at, fixed_site(&args.generator).and(args.generator.rsplit_once('-'))) {
+                let row = TEST_SITES.iter().position(|s| *s == site);
+                let cell = row.zip(level.parse::<usize>().ok()).map(|(r, l)| g[r][l]);
+                if cell.is_some_and(|c| c >= f) && !done {
+                    println!("{} reached {:.0}% greedy: stopping (--stop-at {f})", args.generator, 100.0 * cell.unwrap());
+                    done = true;
+                }
+            }
             if let Some(out) = &args.out {
                 // The best navigator so far goes to `out`, the last one beside it.
                 let label = format!("{name} ({})", args.generator);
@@ -188,6 +201,16 @@ fn run<G: Generator>(args: &Args, generator: G) -> Result<(), String> {
             }
         }
         if done {
+            if let Some(dqn) = trainer.navigator.dqn() {
+                // What a snapshot carries beside the checkpoint: Adam, the target network, the replay.
+                let bytes = block_on(trainer.navigator.optimizer_state())?.unwrap_or_default();
+                println!(
+                    "DQN learner state for a snapshot: {:.1} MB (replay {} of {} steps)",
+                    bytes.len() as f64 / 1e6,
+                    dqn.replay.len(),
+                    dqn.replay.capacity()
+                );
+            }
             return Ok(());
         }
     }

@@ -372,7 +372,7 @@ impl Navigator {
         };
         let model = self.optim.step(self.cfg.dqn_learning_rate, model, grads);
         self.counters.updates += 1;
-        if self.counters.updates % self.cfg.dqn_target_update_period as u64 == 0 {
+        if self.counters.updates.is_multiple_of(self.cfg.dqn_target_update_period as u64) {
             self.dqn.as_mut().expect("the DQN head").target = model.valid();
         }
         self.model = Some(model);

@@ -179,7 +179,7 @@ impl NavigatorConfig {
         size("embedding_dim", self.embedding_dim, 1, MAX_DIM)?;
         size("latent_dim", self.latent_dim, 1, MAX_DIM)?;
         size("episodes_per_update", self.episodes_per_update, 1, MAX_EPISODES_PER_UPDATE)?;
-        if self.bidirectional && self.latent_dim % 2 != 0 {
+        if self.bidirectional && !self.latent_dim.is_multiple_of(2) {
             return Err(format!("latent_dim must be even with bidirectional (each direction gives half), not {}", self.latent_dim));
         }
         size("dqn_batch_size", self.dqn_batch_size, 1, MAX_BATCH)?;
