@@ -603,7 +603,7 @@ impl Lab {
     }
 
     /// The reference code's choices where it differs from the paper ([`DqnConfig::reference_code`]):
-    /// a 37-d local module, about twice as fast to train on the CPU.
+    /// every choice of the authors' code (37-d local module, T = 7, deeper streams, α = β = 0.8, …).
     #[wasm_bindgen(js_name = referenceCodeDqnConfig)]
     pub fn reference_code_dqn_config() -> JsValue {
         to_js(&DqnConfig::reference_code())
