@@ -1,0 +1,330 @@
+//! Trains navigators in the population loop with an adversary (PAIRED, Flexible PAIRED, Flexible
+//! b-PAIRED, CoDE, ALP) or a baseline generator (DR, CL), natively on the site simulator, and
+//! prints over training: the zero-shot success grid on the 5 test sites × 4 levels (greedy, on
+//! the simulator, seeds never trained on) of the population's best navigator, the share of
+//! active and passive primitives generated, the adversary's expected budget, regret, updates/s,
+//! env steps/s and wall-clock. The best navigator is written as a `.wln` for
+//! `scripts/judge-navigator.sh` (the live DOM). A command, not a test.
+//!
+//! Usage: cargo run --release --example train_adversary -- GENERATOR [options]
+//!   GENERATOR: paired | flexible_paired | flexible_b_paired | code | alp | dr | cl
+//!   --seed N (1)  --minutes M (5; training time, judging not counted)  --iterations N
+//!   --judge-every S (60 s of training)  --judge-seeds N (20)  --out FILE.wln (best navigator)
+//!   --alpha A  --beta B  --delta D (the objective's constants; default: the papers')
+//!   --episodes M (per navigator per design; default CoDE's 2)  --population N (DR/CL: 1)
+//!   --nav-config JSON  --adversary-config JSON (partial configs)
+//!   --snapshot FILE (write the whole run at the end)  --resume FILE (continue one)
+
+use std::time::Instant;
+
+use burn::prelude::Device;
+use weblab::adversary::train::{PopIteration, PopulationTrainer, population};
+use weblab::adversary::{Adversary, AdversaryConfig, LoopConfig, Objective, ObjectiveConfig};
+use weblab::curriculum::{CurriculumLearning, DomainRandomization, Generator};
+use weblab::gminiwob::sim::SiteSim;
+use weblab::gminiwob::test_sites::{LEVELS, TEST_SITES, test_site};
+use weblab::gminiwob::{RewardConfig, Values};
+use weblab::learn::checkpoint::Precision;
+use weblab::navigator::train::{JUDGE_SEEDS_FROM, judge, site_task};
+use weblab::navigator::{Navigator, NavigatorConfig};
+use weblab::util::block_on;
+
+struct Args {
+    generator: String,
+    seed: u64,
+    minutes: f64,
+    iterations: Option<u64>,
+    judge_every_s: f64,
+    judge_seeds: u32,
+    out: Option<String>,
+    alpha: Option<f64>,
+    beta: Option<f64>,
+    delta: Option<f64>,
+    loop_cfg: LoopConfig,
+    population: Option<usize>,
+    nav: NavigatorConfig,
+    adversary: AdversaryConfig,
+    snapshot: Option<String>,
+    resume: Option<String>,
+}
+
+fn parse() -> Result<Args, String> {
+    let mut it = std::env::args().skip(1);
+    let generator = it.next().ok_or("no generator given (paired, flexible_paired, flexible_b_paired, code, alp, dr, cl)")?;
+    let mut a = Args {
+        generator,
+        seed: 1,
+        minutes: 5.0,
+        iterations: None,
+        judge_every_s: 60.0,
+        judge_seeds: 20,
+        out: None,
+        alpha: None,
+        beta: None,
+        delta: None,
+        loop_cfg: LoopConfig::default(),
+        population: None,
+        nav: NavigatorConfig::default(),
+        adversary: AdversaryConfig::default(),
+        snapshot: None,
+        resume: None,
+    };
+    while let Some(flag) = it.next() {
+        let mut val = || it.next().ok_or(format!("{flag} needs a value"));
+        let num = |s: String| s.parse::<f64>().map_err(|_| format!("{flag}: not a number: {s}"));
+        match flag.as_str() {
+            "--seed" => a.seed = num(val()?)? as u64,
+            "--minutes" => a.minutes = num(val()?)?,
+            "--iterations" => a.iterations = Some(num(val()?)? as u64),
+            "--judge-every" => a.judge_every_s = num(val()?)?,
+            "--judge-seeds" => a.judge_seeds = num(val()?)? as u32,
+            "--out" => a.out = Some(val()?),
+            "--alpha" => a.alpha = Some(num(val()?)?),
+            "--beta" => a.beta = Some(num(val()?)?),
+            "--delta" => a.delta = Some(num(val()?)?),
+            "--episodes" => a.loop_cfg.episodes = num(val()?)? as usize,
+            "--population" => a.population = Some(num(val()?)? as usize),
+            "--nav-config" => a.nav = serde_json::from_str(&val()?).map_err(|e| format!("--nav-config: {e}"))?,
+            "--adversary-config" => a.adversary = serde_json::from_str(&val()?).map_err(|e| format!("--adversary-config: {e}"))?,
+            "--snapshot" => a.snapshot = Some(val()?),
+            "--resume" => a.resume = Some(val()?),
+            other => return Err(format!("unknown option {other}")),
+        }
+    }
+    a.nav.validate()?;
+    a.adversary.validate()?;
+    a.loop_cfg.validate()?;
+    Ok(a)
+}
+
+/// Success of `nav` on every test site and level, judged greedily on the simulator.
+fn grid(nav: &mut Navigator, seeds: u32) -> Vec<[f64; LEVELS as usize]> {
+    let mut sim = SiteSim::new(test_site("login", 0).unwrap(), 0, Values::default(), RewardConfig::default());
+    TEST_SITES
+        .iter()
+        .map(|site| {
+            let mut row = [0.0; LEVELS as usize];
+            for (level, cell) in row.iter_mut().enumerate() {
+                let task = site_task(&format!("{site}-{level}"), test_site(site, level as u32).unwrap());
+                *cell = block_on(judge(&mut sim, nav, &task, JUDGE_SEEDS_FROM..JUDGE_SEEDS_FROM + seeds)).unwrap().success_rate();
+            }
+            row
+        })
+        .collect()
+}
+
+fn mean_of(g: &[[f64; LEVELS as usize]]) -> f64 {
+    g.iter().flatten().sum::<f64>() / (g.len() * LEVELS as usize) as f64
+}
+
+/// What the iterations since the last print did.
+#[derive(Default)]
+struct Window {
+    iterations: u64,
+    successes: f64,
+    returns: Vec<f64>,
+    placed: u64,
+    active: u64,
+    passive: u64,
+    pages: u64,
+    budget: f64,
+    regret: f64,
+    objective: f64,
+    reports: u64,
+}
+
+impl Window {
+    fn add(&mut self, it: &PopIteration) {
+        self.iterations += 1;
+        self.successes += it.success_rate();
+        if self.returns.len() < it.returns.len() {
+            self.returns.resize(it.returns.len(), 0.0);
+        }
+        for (i, r) in it.returns.iter().enumerate() {
+            self.returns[i] += r.iter().sum::<f64>() / r.len().max(1) as f64;
+        }
+        let (active, passive) = it.design.counts();
+        self.placed += (active + passive) as u64;
+        self.active += active as u64;
+        self.passive += passive as u64;
+        self.pages += it.design.pages() as u64;
+        if let Some(r) = &it.report {
+            self.budget += r.expected_budget;
+            self.regret += r.regret;
+            self.objective += r.objective;
+            self.reports += 1;
+        }
+    }
+}
+
+fn run<G: Generator>(args: &Args, make: impl Fn() -> Result<G, String>, population_size: usize) -> Result<(), String> {
+    let dev = Device::flex().autodiff();
+    let mut trainer = match &args.resume {
+        Some(file) => {
+            let bytes = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
+            PopulationTrainer::resume(&bytes, make()?, &dev)?
+        }
+        None => PopulationTrainer::new(population(&args.nav, population_size, &dev, args.seed)?, make()?, args.loop_cfg.clone(), args.seed)?,
+    };
+    let name = trainer.generator.name();
+    println!(
+        "generator {name}, seed {}, population {} navigator(s) of {} parameters, M = {} episodes per navigator per design; \
+         training budget {} min (judging not counted), judged greedily on the simulator on {} seeds per cell",
+        args.seed,
+        trainer.population.len(),
+        trainer.population[0].model().parameter_count(),
+        trainer.cfg.episodes,
+        args.minutes,
+        args.judge_seeds
+    );
+    let t0 = Instant::now();
+    let (mut train_s, mut judged_at) = (0.0, 0.0);
+    let mut window = Window::default();
+    let mut total = Window::default();
+    let mut best = (-1.0, 0usize);
+    let mut best_grid: Vec<[f64; LEVELS as usize]> = Vec::new();
+    let start_steps: u64 = trainer.population.iter().map(|n| n.counters.env_steps).sum();
+    let start_updates: u64 = trainer.population.iter().map(|n| n.counters.updates).sum();
+    let mut env = SiteSim::new(test_site("login", 0).unwrap(), 0, Values::default(), RewardConfig::default());
+    loop {
+        let t = Instant::now();
+        let it = block_on(trainer.step(&mut env))?;
+        train_s += t.elapsed().as_secs_f64();
+        window.add(&it);
+        total.add(&it);
+        let done = train_s >= args.minutes * 60.0 || args.iterations.is_some_and(|n| trainer.iteration >= n);
+        if !(done || train_s - judged_at >= args.judge_every_s) {
+            continue;
+        }
+        judged_at = train_s;
+        let steps: u64 = trainer.population.iter().map(|n| n.counters.env_steps).sum::<u64>() - start_steps;
+        let updates: u64 = trainer.population.iter().map(|n| n.counters.updates).sum::<u64>() - start_updates;
+        let w = &window;
+        let n = w.iterations.max(1) as f64;
+        println!(
+            "\n[{:.0} s wall, {:.0} s training] iteration {}, {} env steps, {} navigator updates: {:.0} env steps/s, {:.1} navigator updates/s, {:.1} designs/s",
+            t0.elapsed().as_secs_f64(),
+            train_s,
+            trainer.iteration,
+            steps,
+            updates,
+            steps as f64 / train_s,
+            updates as f64 / train_s,
+            total.iterations as f64 / train_s
+        );
+        println!(
+            "  last {} designs: {:.1} pages, {:.1} primitives ({:.0}% active, {:.0}% passive), success {:.0}%, mean return per navigator {}",
+            w.iterations,
+            w.pages as f64 / n,
+            w.placed as f64 / n,
+            100.0 * w.active as f64 / w.placed.max(1) as f64,
+            100.0 * w.passive as f64 / w.placed.max(1) as f64,
+            100.0 * w.successes / n,
+            w.returns.iter().map(|r| format!("{:.2}", r / n)).collect::<Vec<_>>().join(" / ")
+        );
+        if w.reports > 0 {
+            let r = w.reports as f64;
+            println!(
+                "  adversary: expected budget {:.1} of {} slots, regret {:.3}, objective {:.3}, {} updates",
+                w.budget / r,
+                args.adversary.slots,
+                w.regret / r,
+                w.objective / r,
+                trainer.generator.report().map(|r| r.updates).unwrap_or(0)
+            );
+        }
+        window = Window::default();
+        let grids: Vec<Vec<[f64; LEVELS as usize]>> = trainer.population.iter_mut().map(|nav| grid(nav, args.judge_seeds)).collect();
+        let means: Vec<f64> = grids.iter().map(|g| mean_of(g)).collect();
+        let top = (0..means.len()).fold(0, |b, i| if means[i] > means[b] { i } else { b });
+        println!(
+            "  zero-shot grid means per navigator: {}; navigator {top}'s grid:",
+            means.iter().map(|m| format!("{:.0}%", 100.0 * m)).collect::<Vec<_>>().join(" / ")
+        );
+        println!("  {:<10} {}", "site", (0..LEVELS).map(|l| format!("level {l}")).collect::<Vec<_>>().join("  "));
+        for (site, row) in TEST_SITES.iter().zip(&grids[top]) {
+            println!("  {site:<10} {}", row.iter().map(|s| format!("{:>6.0}%", 100.0 * s)).collect::<Vec<_>>().join("  "));
+        }
+        if means[top] > best.0 {
+            best = (means[top], top);
+            best_grid = grids[top].clone();
+            if let Some(out) = &args.out {
+                let bytes = block_on(trainer.population[top].save(&format!("{name}, seed {}", args.seed), Precision::Full))?;
+                std::fs::write(out, bytes).map_err(|e| format!("{out}: {e}"))?;
+                println!("  wrote {out} (navigator {top}, grid mean {:.0}%, the best so far)", 100.0 * means[top]);
+            }
+        }
+        if done {
+            if let Some(file) = &args.snapshot {
+                std::fs::write(file, block_on(trainer.snapshot())?).map_err(|e| format!("{file}: {e}"))?;
+                println!("  wrote the run's snapshot to {file}");
+            }
+            let t = &total;
+            let n = t.iterations.max(1) as f64;
+            println!(
+                "SUMMARY {name} | seed {} | {:.0} s training, {:.0} s wall | {} designs, {} env steps, {} navigator updates | {:.0} env steps/s, {:.1} updates/s | \
+                 primitives/design {:.1} ({:.0}% active) | expected budget {} | regret {} | best grid mean {:.0}% (navigator {}) | per site (levels 0-3): {}",
+                args.seed,
+                train_s,
+                t0.elapsed().as_secs_f64(),
+                t.iterations,
+                steps,
+                updates,
+                steps as f64 / train_s,
+                updates as f64 / train_s,
+                t.placed as f64 / n,
+                100.0 * t.active as f64 / t.placed.max(1) as f64,
+                if t.reports > 0 { format!("{:.1}", t.budget / t.reports as f64) } else { "-".into() },
+                if t.reports > 0 { format!("{:.3}", t.regret / t.reports as f64) } else { "-".into() },
+                100.0 * best.0,
+                best.1,
+                TEST_SITES
+                    .iter()
+                    .zip(&best_grid)
+                    .map(|(s, row)| format!("{s} {}", row.iter().map(|c| format!("{:.0}", 100.0 * c)).collect::<Vec<_>>().join("/")))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            return Ok(());
+        }
+    }
+}
+
+fn main() {
+    let result = parse().and_then(|args| {
+        let g = args.generator.as_str();
+        match g {
+            "dr" => run(&args, || Ok(DomainRandomization::default()), args.population.unwrap_or(1)),
+            "cl" => run(&args, || Ok(CurriculumLearning::default()), args.population.unwrap_or(1)),
+            _ => {
+                let objective = Objective::from_key(g).ok_or(format!("unknown generator {g} (paired, flexible_paired, flexible_b_paired, code, alp, dr, cl)"))?;
+                let d = ObjectiveConfig::new(objective);
+                let obj = ObjectiveConfig {
+                    objective,
+                    alpha: args.alpha.unwrap_or(d.alpha),
+                    beta: args.beta.unwrap_or(d.beta),
+                    delta: args.delta.unwrap_or(d.delta),
+                };
+                let (cfg, seed) = (args.adversary.clone(), args.seed);
+                let (policy, critic) = Adversary::new(cfg.clone(), obj.clone(), &Device::flex().autodiff(), seed)?.model().parameter_counts();
+                println!(
+                    "adversary: {} (alpha {}, beta {}, delta {}), K = {} pages, N = {} slots, {policy} policy parameters (AEG A.12: 152,461) + {critic} in the critic",
+                    objective.label(),
+                    obj.alpha,
+                    obj.beta,
+                    obj.delta,
+                    cfg.max_pages,
+                    cfg.slots
+                );
+                if args.population.is_some_and(|p| p != objective.population()) {
+                    return Err(format!("{} trains {} navigator(s)", objective.label(), objective.population()));
+                }
+                run(&args, || Adversary::new(cfg.clone(), obj.clone(), &Device::flex().autodiff(), seed), objective.population())
+            }
+        }
+    });
+    if let Err(e) = result {
+        eprintln!("{e}");
+        std::process::exit(2);
+    }
+}
