@@ -15,7 +15,7 @@ export function clearOverlay(canvas) {
   g.clearRect(0, 0, canvas.width, canvas.height);
 }
 
-// obs: the observation the agent acted on; q: QView or null; action: {click: ref} | {type: [ref, text]} | {select: [ref, option]}
+// obs: the observation the agent acted on; q: QView or null; action: {click: ref} | {type: [ref, text]} | {select: [ref, option]} | {set_value: [ref, value]}
 export function drawOverlay(canvas, obs, q, action) {
   const dpr = window.devicePixelRatio || 1;
   const w = canvas.clientWidth, h = canvas.clientHeight;
@@ -43,7 +43,8 @@ export function drawOverlay(canvas, obs, q, action) {
   g.strokeStyle = '#e8590c';
   g.lineWidth = 2;
   g.strokeRect(n.rect.left - 1, n.rect.top - 1, n.rect.width + 2, n.rect.height + 2);
-  let text = kind === 'click' ? 'click' : kind === 'type' ? `type "${action.type[1]}"` : `select "${action.select[1]}"`;
+  // type, select and set_value (a replayed navigator episode) carry [ref, text].
+  let text = kind === 'click' ? 'click' : `${kind.replace('_', ' ')} "${action[kind][1]}"`;
   if (q) text += `  Q(click) ${q.mode[0].toFixed(2)} · Q(type) ${q.mode[1].toFixed(2)}`;
   label(g, n.rect, text, w, h);
 }

@@ -1,9 +1,9 @@
 // End-to-end: the shipped gMiniWoB navigator (agents/navigator-cl.wln) in the Watch view of the
 // built app (dist/): picked with a test site and level, it acts greedily on login level 0 with its
 // choice drawn over the page, fills the site's fields with the profile's values, and the episodes
-// and successes are counted; the watched episodes agree with judging on the same seeds; a fast
-// run counts episodes; a damaged .wln is refused and the navigator stays; the Design view's
-// "watch a policy" runs it on the design being edited.
+// and successes are counted; the watched episodes agree with judging on the same seeds; a share
+// link replays a solved episode; a fast run counts episodes; a damaged .wln is refused and the
+// navigator stays; the Design view's "watch a policy" runs it on the design being edited.
 // Run by scripts/test.sh after `trunk build`: node --test tests/e2e/
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -110,6 +110,15 @@ test('the Watch view runs the shipped navigator on login level 0: fields filled,
   assert.equal(tally.episodes, episodes);
   assert.ok(tally.successes >= 1);
   await page.screenshot({ path: join(shots, 'watch-navigator-solved.png') });
+
+  // A share link of the solved episode replays its actions (set_value included) on the same site.
+  await page.click('#share');
+  const link = await page.inputValue('#share-url');
+  const replay = await app.context.newPage();
+  await openApp(app.context, link, replay);
+  await replay.waitForFunction(() => /^Replayed the shared episode/.test(document.getElementById('message-text').textContent), null, WAIT);
+  assert.match(await text(replay, '#message-text'), /^Replayed the shared episode: same \d+ actions, same reward \(1\)\.$/);
+  await replay.close();
 
   // The same seeds judged by lab.judgeNavigator: the same successes (one greedy rule, in Rust).
   const judged = await page.evaluate(async (n) => {
