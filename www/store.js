@@ -10,16 +10,34 @@ function open() {
     req.onupgradeneeded = () => req.result.createObjectStore(STORE);
     req.onsuccess = () => resolve(req.result);
     req.onerror = () => reject(req.error);
+    req.onblocked = () => reject(new Error('the lab\'s storage is held by another tab of an older version'));
   });
 }
 
+// A transaction that fails takes nothing with it: IndexedDB rolls it back, so what was stored
+// before (e.g. the previous snapshot of a run) stays. A write over the browser's storage quota
+// aborts the transaction (`onabort`, QuotaExceededError) rather than failing a request; both
+// reject here, with the reason, instead of leaving the caller waiting forever.
 async function tx(mode, fn) {
   const db = await open();
   return new Promise((resolve, reject) => {
-    const t = db.transaction(STORE, mode);
-    const result = fn(t.objectStore(STORE));
+    let t;
+    let result;
+    const fail = (error) => {
+      db.close();
+      const e = error || t?.error || new DOMException('the storage transaction was aborted', 'AbortError');
+      reject(e.name === 'QuotaExceededError' ? Object.assign(new Error(`the browser's storage for this site is full (${e.name})`), { name: e.name }) : e);
+    };
+    try {
+      t = db.transaction(STORE, mode);
+      result = fn(t.objectStore(STORE));
+    } catch (e) {
+      fail(e);
+      return;
+    }
     t.oncomplete = () => { db.close(); resolve(result.result); };
-    t.onerror = () => { db.close(); reject(t.error); };
+    // A failed request aborts its transaction: onabort reports it.
+    t.onabort = () => fail(t.error);
   });
 }
 
