@@ -7,8 +7,14 @@
 // Run by scripts/test.sh after `trunk build`: node --test tests/e2e/
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { launch, openApp } from './browser.mjs';
 import { servedApp } from './fixture.mjs';
+
+const shots = join(dirname(fileURLToPath(import.meta.url)), 'artifacts');
+mkdirSync(shots, { recursive: true });
 
 const WAIT = { timeout: 120_000, polling: 100 };
 const app = servedApp({ browser: false });
@@ -170,6 +176,7 @@ test('a run whose tab crashed twice in a row waits for the Resume button', { tim
     ({ page } = await openApp(context, `${app.server.url}#/train`, await context.newPage()));
     await messageMatching(page, /^The tab closed unexpectedly 2 times in a row while this run was training, so it was not restarted\. Its snapshot at step [\d,]+ is kept: press "Resume the saved run"/);
     assert.equal(await page.isVisible('#train-resume'), true);
+    await page.screenshot({ path: join(shots, 'train-crash-held.png') });
     assert.equal(await page.isDisabled('#train-stop'), true, 'nothing runs');
     const held = await steps(page);
     await page.waitForTimeout(2000);
