@@ -81,6 +81,7 @@ fn a_run_resumed_from_its_snapshot_goes_on_as_the_original() {
 #[test]
 fn a_backend_probe_update_runs() {
     block_on(weblab::navigator::agent::probe_update(&config(), &Device::flex().autodiff())).unwrap();
+    block_on(weblab::navigator::agent::probe_update(&dqn_config(), &Device::flex().autodiff())).unwrap();
 }
 
 /// The DQN head at the test's width, with small batches from early on (one update per 8 steps,

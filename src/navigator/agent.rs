@@ -488,7 +488,13 @@ pub async fn probe_update(cfg: &NavigatorConfig, device: &Device) -> Result<(), 
     let mut nav = Navigator::new(cfg, device, 1)?;
     let episode: Vec<Transition> =
         (0..16).map(|i| Transition { state: state.clone(), action: NavAction::Click { element: i }, reward: 0.1 }).collect();
-    nav.update(&[episode]).await.map(|_| ())
+    let Some(dqn) = nav.dqn.as_mut() else {
+        return nav.update(&[episode]).await.map(|_| ());
+    };
+    // DQN: one TD update of a full batch (a fresh replay owes none yet).
+    dqn.replay.push_episode(&episode, nav.cfg.dqn_n_step, nav.cfg.discount, nav.cfg.dqn_reward_clip);
+    let batch = dqn.replay.sample(&mut nav.rng, nav.cfg.dqn_batch_size);
+    nav.td_update(&batch).await.map(|_| ())
 }
 
 /// Scales every gradient by min(1, max / ‖g‖) with ‖g‖ the norm over all of them (Pascanu et
