@@ -84,6 +84,37 @@ pub struct UpdateStats {
     pub positives_in_batch: u32,
 }
 
+/// Milliseconds one update spent in each phase, when timed ([`DomQNetAgent::time_phases`]): the
+/// profile behind the update's speed work (issue #16). On the CPU backend every operation runs
+/// when it is called, so each span is that phase's own work.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct UpdatePhases {
+    /// Sampling the prioritized batch and copying its transitions (host).
+    pub sample: f64,
+    /// Packing next states and states into the batch's arrays (host).
+    pub pack: f64,
+    /// The online network's forward on the next states (the double-DQN argmax).
+    pub next_online: f64,
+    /// The target network's forward on the next states.
+    pub next_target: f64,
+    /// The targets y, and the online forward on the states with the loss (recorded for autodiff).
+    pub forward: f64,
+    pub backward: f64,
+    /// |gradient| sum and reading TD errors, loss and that sum back.
+    pub reads: f64,
+    pub adam: f64,
+    /// New priorities and the target sync.
+    pub priorities: f64,
+}
+
+impl UpdatePhases {
+    pub const NAMES: [&'static str; 9] =
+        ["sample", "pack", "next_online", "next_target", "forward", "backward", "reads", "adam", "priorities"];
+    pub fn values(&self) -> [f64; 9] {
+        [self.sample, self.pack, self.next_online, self.next_target, self.forward, self.backward, self.reads, self.adam, self.priorities]
+    }
+}
+
 struct Actor {
     nstep: NStep,
     /// The last state acted in and the action taken, waiting for its outcome.
@@ -101,6 +132,9 @@ pub struct DomQNetAgent {
     actors: Vec<Actor>,
     /// The agent's own randomness: noise and OOV vectors.
     rng: Rng,
+    /// A clock (ms) to time each update's phases with, and every timed update's phases.
+    phase_clock: Option<fn() -> f64>,
+    phases: Vec<UpdatePhases>,
 }
 
 /// Parameter init draws from the backend's process-wide generator: hold this while seeding and
@@ -171,6 +205,8 @@ impl DomQNetAgent {
             optim: optimizer(&cfg),
             replay: PrioritizedReplay::new(cfg.replay_capacity, cfg.priority_alpha, cfg.priority_epsilon, cfg.seed),
             actors: Vec::new(),
+            phase_clock: None,
+            phases: Vec::new(),
             counters: Counters::default(),
             model: Some(model),
             vocabs,
@@ -180,6 +216,16 @@ impl DomQNetAgent {
 
     pub fn model(&self) -> &DomQNetModel {
         self.model.as_ref().expect("model present between calls")
+    }
+
+    /// Times every later update's phases with `clock` (ms), for benchmarks.
+    pub fn time_phases(&mut self, clock: fn() -> f64) {
+        self.phase_clock = Some(clock);
+    }
+
+    /// The phases of every update since [`Self::time_phases`], in order.
+    pub fn timed_phases(&self) -> &[UpdatePhases] {
+        &self.phases
     }
 
     pub fn replay(&self) -> &PrioritizedReplay {
@@ -281,6 +327,16 @@ impl DomQNetAgent {
         }
         let cfg = self.cfg.clone();
         let b = cfg.batch_size;
+        let clock = self.phase_clock;
+        let mut ph = UpdatePhases::default();
+        let mut mark = clock.map_or(0.0, |c| c());
+        let mut lap = |slot: &mut f64| {
+            if let Some(c) = clock {
+                let now = c();
+                *slot += now - mark;
+                mark = now;
+            }
+        };
         let batch = self.replay.sample(b, cfg.priority_beta);
         let trans: Vec<Transition> = batch.indices.iter().map(|&i| self.replay.get(i).clone()).collect();
         if let Some(t) = trans.iter().find(|t| !t.reward.is_finite() || !t.discount.is_finite()) {
@@ -289,6 +345,7 @@ impl DomQNetAgent {
                 t.reward, t.discount
             ));
         }
+        lap(&mut ph.sample);
         let device = self.model().device();
         let plain = device.clone().without_autodiff();
         let col_i = |v: Vec<i64>| Tensor::<2, Int>::from_data(TensorData::new(v.clone(), [v.len(), 1]), &plain);
@@ -300,10 +357,13 @@ impl DomQNetAgent {
         if !live.is_empty() {
             let nexts: Vec<&StateFeatures> = live.iter().map(|&i| trans[i].next.as_deref().unwrap()).collect();
             let pn = pack(&nexts, &cfg, &mut self.rng);
+            lap(&mut ph.pack);
             let online = self.model().valid().forward(&pn, true);
+            lap(&mut ph.next_online);
             let target = self.target.take().expect("target").resample_noise(&mut self.rng);
             let tq = target.forward(&pn, true);
             self.target = Some(target);
+            lap(&mut ph.next_target);
             let v = double_q_value(&online, &tq, has_goal_column(&nexts, &plain));
             let rows = Tensor::<1, Int>::from_data(TensorData::new(live.iter().map(|&i| i as i64).collect::<Vec<_>>(), [live.len()]), &plain);
             next_value = next_value.select_assign(0, rows, v.without_autodiff(), IndexingUpdateOp::Add);
@@ -316,7 +376,10 @@ impl DomQNetAgent {
         // Online Q of the actions taken, with fresh noise, and the gradient step.
         let model = self.model.take().expect("model").resample_noise(&mut self.rng);
         let states: Vec<&StateFeatures> = trans.iter().map(|t| t.state.as_ref()).collect();
-        let q = model.forward(&pack(&states, &cfg, &mut self.rng), true);
+        lap(&mut ph.forward);
+        let packed = pack(&states, &cfg, &mut self.rng);
+        lap(&mut ph.pack);
+        let q = model.forward(&packed, true);
         let has_goal = has_goal_column(&states, &device);
         let q_sa = q.dom.gather(1, col_i(trans.iter().map(|t| t.action.leaf as i64).collect()))
             + q.token.gather(1, col_i(trans.iter().map(|t| t.action.token as i64).collect())) * has_goal
@@ -325,7 +388,9 @@ impl DomQNetAgent {
         let per_sample = HuberLossConfig::new(cfg.huber_delta).init().forward_no_reduction(q_sa, y);
         let loss = (per_sample * col_f(batch.weights.clone())).mean();
         let loss_value = loss.clone().detach();
+        lap(&mut ph.forward);
         let grads = GradientsParams::from_grads(loss.backward(), &model);
+        lap(&mut ph.backward);
         let grad_abs = grad_abs_sum(&model, &grads, &plain);
 
         // Read before the step: an update with a number that is not finite must not reach the
@@ -352,11 +417,17 @@ impl DomQNetAgent {
                 if grad_abs.is_finite() { "finite" } else { "not" }
             ));
         }
+        lap(&mut ph.reads);
         self.model = Some(self.optim.step(cfg.learning_rate, model, grads));
+        lap(&mut ph.adam);
         self.replay.update(&batch.indices, &td_abs)?;
         self.counters.updates += 1;
         if self.counters.updates % cfg.target_sync as u64 == 0 {
             self.sync_target();
+        }
+        lap(&mut ph.priorities);
+        if clock.is_some() {
+            self.phases.push(ph);
         }
         Ok(Some(UpdateStats {
             loss,

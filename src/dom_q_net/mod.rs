@@ -7,10 +7,12 @@
 //! - `model`: the network (burn);
 //! - `replay`: n-step transitions and the prioritized buffer;
 //! - `agent`: acting and the double-DQN update;
-//! - `train`: Algorithm 1 (round-robin multitask training) and greedy evaluation.
+//! - `train`: Algorithm 1 (round-robin multitask training) and greedy evaluation;
+//! - `bench`: the update timed phase by phase (a benchmark, natively and in the tab).
 
 pub mod agent;
 pub mod batch;
+pub mod bench;
 pub mod checkpoint;
 pub mod config;
 pub mod features;
@@ -19,5 +21,5 @@ pub mod replay;
 pub mod train;
 pub mod vocab;
 
-pub use agent::{Decision, DomQNetAgent, QView};
+pub use agent::{Decision, DomQNetAgent, QView, UpdatePhases};
 pub use config::DqnConfig;

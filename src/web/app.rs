@@ -616,6 +616,21 @@ impl Lab {
         to_js(&DqnConfig::code_sizes())
     }
 
+    /// Times DOM-Q-Net's update on the CPU backend in this tab, phase by phase, with the
+    /// simulator's pages (`dom_q_net::bench`; `bench-dqn --update-profile`). A benchmark: it
+    /// runs on the calling thread. `preset`: paper, reference-code or code-sizes.
+    #[wasm_bindgen(js_name = benchDqnUpdate)]
+    pub fn bench_dqn_update(preset: String, updates: usize, batch: usize) -> Promise {
+        use crate::dom_q_net::bench;
+        future_to_promise(async move {
+            let cfg = bench::preset(&preset).map_err(|e| JsValue::from_str(&e))?;
+            let cfg = DqnConfig { batch_size: batch, seed: 7, ..cfg };
+            let device = burn::prelude::Device::flex().autodiff();
+            let result = bench::bench_updates(cfg, &device, updates, now_ms).await.map_err(|e| JsValue::from_str(&e))?;
+            Ok(to_js(&result))
+        })
+    }
+
     /// Checks edited hyperparameters; returns the complete config or throws what is wrong.
     #[wasm_bindgen(js_name = checkDqnConfig)]
     pub fn check_dqn_config(cfg: JsValue) -> Result<JsValue, JsValue> {

@@ -7,6 +7,9 @@
 //        [--medium-budget 50000] [--webgpu-budget 1000] [--config JSON] [--seed N] [--log-every S]
 //        [--preset paper|reference-code|code-sizes]
 //   node tests/e2e/bench-dqn.mjs --multitask [--budget 100000] [--backends cpu]
+//   node tests/e2e/bench-dqn.mjs --update-profile [--updates 100] [--batch 128] [--preset P]
+//        (the update alone on the CPU backend in the tab, phase by phase, on the simulator's
+//        pages: the same as `cargo run --release --example bench_update -- flex P N B`)
 import { parseArgs } from 'node:util';
 import { DIST, serve } from './serve.mjs';
 import { launch } from './browser.mjs';
@@ -29,6 +32,9 @@ const { values: args } = parseArgs({
     preset: { type: 'string', default: 'paper' },
     seed: { type: 'string', default: '1' },
     'log-every': { type: 'string', default: '30' },
+    'update-profile': { type: 'boolean', default: false },
+    updates: { type: 'string', default: '100' },
+    batch: { type: 'string', default: '128' },
   },
 });
 // The paper's multitask set (§4.2).
@@ -69,6 +75,19 @@ try {
   console.log(`WebGPU offered by this Chromium: ${gpu.offered ? `yes, ${gpu.adapter}` : `no (${gpu.why})`}`);
   console.log(`agent config: the paper's preset for the tasks${Object.keys(config).length ? ` with ${JSON.stringify(config)}` : ''}` +
     (args.preset !== 'paper' ? ` (--preset ${args.preset}: DqnConfig::${args.preset.replace('-', '_')}())` : ''));
+  if (args['update-profile']) {
+    const b = await page.evaluate(([p, n, batch]) => window.lab.constructor.benchDqnUpdate(p, n, batch),
+      [args.preset, Number(args.updates), Number(args.batch)]);
+    console.log(`update alone, CPU backend in the tab, preset ${args.preset}, batch ${b.batch}: ${b.updates_timed} updates timed, ` +
+      `ms/update mean ${fmt(b.mean_ms, 2)} p50 ${fmt(b.p50_ms, 2)} p90 ${fmt(b.p90_ms, 2)} min ${fmt(b.min_ms, 2)}; ` +
+      `first 10: ${fmt(b.warmup_ms, 0)} ms in all; act ${fmt(b.act_ms, 2)} ms`);
+    const total = b.phases.reduce((s, [, v]) => s + v, 0);
+    console.table(b.phases.map(([phase, ms]) => ({ phase, 'ms/update': fmt(ms, 2), share: `${fmt(100 * ms / total, 0)}%` })));
+    console.log(`replay states: ${fmt(b.nodes)} nodes, ${fmt(b.leaves)} leaves, ${fmt(b.goal_tokens)} goal tokens on average`);
+    await context.close();
+    await server.close();
+    process.exit(0);
+  }
   const runs = args.multitask ? [PAPER_9] : args.tasks.split(',').filter(Boolean).map((t) => [t]);
 
   for (const backend of backends) {
