@@ -18,6 +18,7 @@ pub mod runner;
 pub mod share;
 pub mod sim;
 pub mod util;
+pub mod wge;
 
 #[cfg(target_arch = "wasm32")]
 pub mod web;

@@ -1,0 +1,5 @@
+//! Workflow-guided exploration (Liu, Guu, Pasupat, Shi & Liang, ICLR 2018): demonstrations in
+//! the published format, the constraint language workflows are written in, and workflow
+//! induction from demonstrations (reference-implementations.md §2).
+
+pub mod demo_import;
