@@ -3,3 +3,4 @@
 //! induction from demonstrations (reference-implementations.md §2).
 
 pub mod demo_import;
+pub mod constraint;
