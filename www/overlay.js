@@ -77,6 +77,37 @@ export function drawNavigator(canvas, r) {
   label(g, c.rect, `${what}  p ${c.probability.toFixed(2)}`, w, h);
 }
 
+// A tag in the bottom right corner (beside the task area, under the page's reward panel) saying
+// the episode is over and how it ended; drawn over the last step's overlay, which stays.
+export function drawEnded(canvas, text, good) {
+  const dpr = window.devicePixelRatio || 1;
+  const w = canvas.clientWidth, h = canvas.clientHeight;
+  if (canvas.width !== Math.round(w * dpr)) { canvas.width = Math.round(w * dpr); canvas.height = Math.round(h * dpr); }
+  const g = canvas.getContext('2d');
+  g.setTransform(dpr, 0, 0, dpr, 0, 0);
+  g.font = '600 10px system-ui, sans-serif';
+  const max = Math.min(w - 4, 164);
+  const lines = wrap(g, text, max - 8);
+  const bw = Math.max(...lines.map((l) => g.measureText(l).width)) + 8, bh = 13 * lines.length + 4;
+  const x = w - bw - 2, y = h - bh - 2;
+  g.fillStyle = good ? 'rgba(23,128,61,0.92)' : 'rgba(179,38,30,0.92)';
+  g.fillRect(x, y, bw, bh);
+  g.fillStyle = '#fff';
+  lines.forEach((l, i) => g.fillText(l, x + 4, y + 12 + 13 * i));
+}
+
+// Greedy word wrap to `max` pixels.
+function wrap(g, text, max) {
+  const lines = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    const next = line ? `${line} ${word}` : word;
+    if (line && g.measureText(next).width > max) { lines.push(line); line = word; } else line = next;
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
 function label(g, rect, text, w, h) {
   g.font = '10px system-ui, sans-serif';
   const tw = g.measureText(text).width + 8;

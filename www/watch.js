@@ -2,13 +2,35 @@
 // fast runs of many episodes; and share links replayed action for action. The gMiniWoB navigator
 // acts on a generated test site (site and level picked here) with its policy drawn over it; its
 // episode loop, greedy choice, step limit, seeds and success count are the lab's (Rust).
-import { drawOverlay, drawNavigator, clearOverlay } from './overlay.js';
+import { drawOverlay, drawNavigator, clearOverlay, drawEnded } from './overlay.js';
 import { errorText } from './app.js';
 
 const $ = (id) => document.getElementById(id);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // A generated site's page (the reward panel is added beside it by fitFrame).
 const SITE_SIZE = [400, 640];
+// The task core covers the page with its black START cover the moment an episode ends (a
+// person's cue to start the next one). While this view is open the lab holds the cover back, so
+// the episode's last page stays in sight, with the overlay, until the next episode starts. Only
+// how the page looks changes: the cover is still shown and hidden by the page as before (the
+// Play view keeps it), the reader skips it either way, and nothing of the episode is touched.
+const HOLD_ID = 'weblab-watch-holds-cover';
+const HOLD_CSS = '#sync-task-cover { visibility: hidden !important; }';
+
+function holdCover(on) {
+  let doc = null;
+  try { doc = $('task-frame').contentDocument; } catch { return; }
+  if (!doc || !doc.head) return;
+  const el = doc.getElementById(HOLD_ID);
+  if (on && !el) {
+    const style = doc.createElement('style');
+    style.id = HOLD_ID;
+    style.textContent = HOLD_CSS;
+    doc.head.appendChild(style);
+  } else if (!on && el) {
+    el.remove();
+  }
+}
 
 export function initWatch(ctx) {
   const lab = ctx.lab;
@@ -86,13 +108,30 @@ export function initWatch(ctx) {
       return false;
     }
     if (loadedAgent !== found.name) {
-      const bytes = found.bytes || new Uint8Array(await (await fetch(found.url)).arrayBuffer());
-      lab.loadAgent(bytes, found.name);
-      loadedAgent = found.name;
+      const end = ctx.busy(`Loading the agent "${found.name}"…`);
+      try {
+        const bytes = found.bytes || new Uint8Array(await (await fetch(found.url)).arrayBuffer());
+        await ctx.painted();
+        lab.loadAgent(bytes, found.name);
+        loadedAgent = found.name;
+      } finally {
+        end();
+      }
     }
     const info = lab.agentInfo();
     $('agent-note').textContent = `${found.shipped ? 'Pretrained' : 'Your'} agent "${found.name}", trained for ${info.counters.env_steps.toLocaleString()} steps.`;
     return true;
+  }
+
+  // Reading a person's navigator file (checked by loading it) with the busy line up.
+  async function loadingNavigator(work, text) {
+    const end = ctx.busy(text);
+    try {
+      await ctx.painted();
+      return await work();
+    } finally {
+      end();
+    }
   }
 
   // A step in flight finishes before a new episode starts (the page serves one call at a time).
@@ -132,6 +171,7 @@ export function initWatch(ctx) {
         $('agent-note').textContent = ctx.navigator.describe();
         const task = siteTask(), siteSeed = ctx.Lab.navigatorWatchSeed(seed);
         obs = await lab.navigatorReset(task, siteSeed);
+        holdCover(true);
         episode = { task, seed, siteSeed, actions: [], raw: null, policy };
         done = false;
         $('utterance').textContent = profileText(task, obs);
@@ -143,6 +183,7 @@ export function initWatch(ctx) {
       if (policy !== 'dqn') $('agent-note').textContent = policy === 'oracle' ? 'A scripted solution that reads the page.' : 'Uniform over elements; types goal words.';
       lab.setConfig({ max_steps: maxSteps(), hold_clock: true }, [0]);
       obs = await lab.watchReset(ctx.task(), seed, policy);
+      holdCover(true);
       // The page's seed: an agent acts on a seed it never trained on (the lab's rule, in Rust).
       seed = lab.watchSeed();
       episode = { task: ctx.taskSpec(), seed, actions: [], raw: null, policy };
@@ -166,6 +207,7 @@ export function initWatch(ctx) {
         done = true;
         episode.raw = r.step.raw_reward;
         showOutcome(r.step.reward, r.step.raw_reward, r.step.reason);
+        drawEnded($('overlay'), endedText(r.step.raw_reward, r.step.reason), r.step.raw_reward > 0);
       }
       if (r.q && r.q.warning) ctx.message(r.q.warning, 'info');
     });
@@ -186,8 +228,14 @@ export function initWatch(ctx) {
         const out = $('episode-outcome');
         out.textContent = `${r.success ? 'Solved' : 'Not solved'}: return ${e.ret.toFixed(2)} in ${e.steps} step${e.steps === 1 ? '' : 's'} (raw ${e.raw_reward})${e.reason ? ` · ${e.reason}` : ''}`;
         out.className = `outcome ${r.success ? 'good' : 'bad'}`;
+        drawEnded($('overlay'), endedText(e.raw_reward, r.success ? 'solved' : (e.reason || 'not solved')), r.success);
       }
     });
+  }
+
+  // The tag on the held last page: the episode is over, and how it ended.
+  function endedText(raw, reason) {
+    return `Episode over · raw reward ${raw}${reason ? ` · ${reason}` : ''}`;
   }
 
   function showTally(t) {
@@ -260,6 +308,9 @@ export function initWatch(ctx) {
     done = true;
     setButtons();
     drawStats();
+    holdCover(true);
+    const last = lab.agentStats().stats.last;
+    if (last) drawEnded($('overlay'), `Last episode of the run · raw reward ${last.raw_reward}${last.reason ? ` · ${last.reason}` : ''}`, last.raw_reward > 0);
   }
 
   function drawStats() {
@@ -296,6 +347,7 @@ export function initWatch(ctx) {
     ctx.fitFrame(state.task && state.task.source === 'generated' ? SITE_SIZE : undefined);
     lab.setConfig({ max_steps: Math.max(actions.length, 1), hold_clock: true }, [0]);
     let current = await lab.reset(state.task, state.seed);
+    holdCover(true);
     episode = { task: state.task, seed: state.seed, actions: [], raw: null, policy: 'replay' };
     $('utterance').textContent = current.instruction.utterance;
     $('steps-title').textContent = `Shared episode · seed ${state.seed}`;
@@ -314,6 +366,7 @@ export function initWatch(ctx) {
     if (last) {
       episode.raw = last.raw_reward;
       showOutcome(last.reward, last.raw_reward, last.reason);
+      if (last.done) drawEnded($('overlay'), endedText(last.raw_reward, last.reason), last.raw_reward > 0);
       if (expected !== null && expected !== undefined) {
         ctx.message(last.raw_reward === expected
           ? `Replayed the shared episode: same ${actions.length} actions, same reward (${expected}).`
@@ -329,9 +382,15 @@ export function initWatch(ctx) {
     const { agent, seeds } = state.replay.checkpoint;
     const entry = ctx.agents.find((a) => a.name === agent);
     $('policy').value = 'dqn';
-    const bytes = new Uint8Array(await (await fetch(`agents/${entry.file}`)).arrayBuffer());
-    lab.loadAgent(bytes, agent);
-    loadedAgent = agent;
+    const end = ctx.busy(`Loading the agent "${agent}"…`);
+    try {
+      const bytes = new Uint8Array(await (await fetch(`agents/${entry.file}`)).arrayBuffer());
+      await ctx.painted();
+      lab.loadAgent(bytes, agent);
+      loadedAgent = agent;
+    } finally {
+      end();
+    }
     let solved = 0;
     for (const seed of seeds) {
       ctx.setSeed(seed);
@@ -353,6 +412,8 @@ export function initWatch(ctx) {
     return kind === 'click' ? `click ${what}` : `${kind} "${action[kind][1]}" ${kind === 'type' ? 'into' : 'in'} ${what}`;
   }
 
+  // A task page loaded afresh (another task, a reload) comes without the style that holds its cover.
+  $('task-frame').addEventListener('load', () => holdCover(ctx.view === 'watch'));
   $('new-episode').addEventListener('click', () => { pause(); newEpisode(); });
   $('step').addEventListener('click', () => { pause(); step(); });
   $('play').addEventListener('click', () => (playing ? pause() : play()));
@@ -369,7 +430,7 @@ export function initWatch(ctx) {
     if (!file) return;
     pause();
     await idle();
-    if (await ctx.navigator.loadFile(file)) {
+    if (await loadingNavigator(() => ctx.navigator.loadFile(file), `Reading ${file.name}…`)) {
       await newEpisode();
       ctx.message(`Loaded the navigator ${file.name}; it acts from the next episode on.`, 'info');
     }
@@ -378,9 +439,10 @@ export function initWatch(ctx) {
   setButtons();
 
   return {
-    enter() { applyMode(); setButtons(); },
+    enter() { applyMode(); setButtons(); holdCover(true); },
     leave() {
       pause();
+      holdCover(false);
       delete $('workspace').dataset.watchAgent;
       ctx.frameSize = null;
     },
