@@ -41,7 +41,48 @@ function showMessage(text, kind = 'error', { sticky: keep = false, force = false
   box.hidden = false;
 }
 
+// Long operations (loading an agent, starting the learner, reading a file) say what they do in
+// the header while they run, so no button looks frozen: `const end = busy('Loading…')`, then
+// `end()`; `end.say(text)` changes the line. The spinner turns on the compositor, so it moves
+// even while the wasm holds the main thread.
+const working = [];
+export function busy(text) {
+  const item = { text };
+  working.push(item);
+  showBusy();
+  const end = () => {
+    const i = working.indexOf(item);
+    if (i >= 0) working.splice(i, 1);
+    showBusy();
+  };
+  end.say = (t) => { item.text = t; showBusy(); };
+  return end;
+}
+function showBusy() {
+  const top = working[working.length - 1];
+  $('busy').hidden = !top;
+  $('busy-text').textContent = top ? top.text : '';
+}
+// Lets the page paint (the busy line) before synchronous wasm work holds the main thread.
+export const painted = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+
+// Each view's one-line hint (what it is for, what to press) shows until the person dismisses it.
+const HINT_KEY = 'weblab-hint-dismissed-';
+function hintDismissed(view) {
+  try { return localStorage.getItem(HINT_KEY + view) === '1'; } catch { return false; }
+}
+function showHints(view) {
+  for (const el of document.querySelectorAll('.view-hint')) el.hidden = el.dataset.hint !== view || hintDismissed(view);
+}
+for (const el of document.querySelectorAll('.view-hint')) {
+  el.querySelector('.close').addEventListener('click', () => {
+    try { localStorage.setItem(HINT_KEY + el.dataset.hint, '1'); } catch { /* shown again next visit */ }
+    el.hidden = true;
+  });
+}
+
 async function main() {
+  const endStart = busy('Starting the lab…');
   const { Lab } = await bindings();
   const lab = new Lab($('task-frame'));
   window.lab = lab; // for tests, benchmarks and the curious
@@ -66,6 +107,8 @@ async function main() {
     navigators: shipped.filter((a) => a.kind === 'navigator'),
     agentNames: () => ctx.agents.map((a) => a.name),
     message: showMessage,
+    busy,
+    painted,
     view: 'watch',
     views: {},
 
@@ -131,6 +174,8 @@ async function main() {
       ctx.view = view;
       for (const a of document.querySelectorAll('nav a')) a.classList.toggle('active', a.dataset.view === view);
       $('workspace').hidden = view === 'tasks';
+      $('workspace').dataset.view = view;
+      showHints(view);
       $('gallery').hidden = view !== 'tasks';
       for (const el of document.querySelectorAll('#workspace [data-view]')) {
         el.hidden = !el.dataset.view.split(' ').includes(view);
@@ -221,7 +266,12 @@ async function main() {
     ctx.go(view);
     await ctx.views[ctx.view].start?.();
   }
+  endStart();
   document.body.dataset.ready = 'true';
 }
 
-main().catch((e) => showMessage(`The lab failed to start: ${errorText(e)}`));
+main().catch((e) => {
+  working.length = 0;
+  showBusy();
+  showMessage(`The lab failed to start: ${errorText(e)}`);
+});

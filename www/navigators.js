@@ -42,20 +42,26 @@ export function initNavigators(ctx) {
     }
     // Another view (the Train view's import, a test) may have loaded a different navigator since.
     if (loaded === choice && JSON.stringify(lab.navigatorInfo()) === JSON.stringify(header)) return true;
-    let bytes, name;
-    if (choice === OWN) {
-      ({ bytes, name } = own);
-    } else {
-      const entry = ctx.navigators.find((n) => `shipped:${n.name}` === choice);
-      const res = await fetch(`agents/${entry.file}`);
-      if (!res.ok) throw new Error(`the pretrained navigator ${entry.file} could not be fetched (HTTP ${res.status})`);
-      bytes = new Uint8Array(await res.arrayBuffer());
-      name = entry.name;
+    const end = ctx.busy('Loading the navigator…');
+    try {
+      let bytes, name;
+      if (choice === OWN) {
+        ({ bytes, name } = own);
+      } else {
+        const entry = ctx.navigators.find((n) => `shipped:${n.name}` === choice);
+        const res = await fetch(`agents/${entry.file}`);
+        if (!res.ok) throw new Error(`the pretrained navigator ${entry.file} could not be fetched (HTTP ${res.status})`);
+        bytes = new Uint8Array(await res.arrayBuffer());
+        name = entry.name;
+      }
+      await ctx.painted();
+      header = lab.loadNavigator(bytes);
+      info = { ...header, name };
+      loaded = choice;
+      return true;
+    } finally {
+      end();
     }
-    header = lab.loadNavigator(bytes);
-    info = { ...header, name };
-    loaded = choice;
-    return true;
   }
 
   // A person's file: checked by loading it; on success it becomes the picked navigator.

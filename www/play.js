@@ -113,6 +113,7 @@ export function initPlay(ctx) {
     if (!file) return;
     stop();
     ctx.message('');
+    const end = ctx.busy(`Replaying ${file.name}…`);
     try {
       const text = await file.text();
       let demo;
@@ -127,6 +128,8 @@ export function initPlay(ctx) {
       $('rec-status').textContent = `Replayed ${file.name}.`;
     } catch (e) {
       ctx.message(errorText(e));
+    } finally {
+      end();
     }
   });
   $('task').addEventListener('change', () => { if (ctx.view === 'play') start(); });

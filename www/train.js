@@ -125,6 +125,31 @@ export function initTrain(ctx) {
     if (!referencePreset && cap && (cap.value === '15000' || cap.value === '100000')) cap.value = names.length > 1 ? '100000' : '15000';
     if (!referencePreset && t && (t.value === '3' || t.value === '7')) t.value = names.some((n) => n.startsWith('social-media')) ? '7' : '3';
     $('train-task-count').textContent = names.length > 1 ? `${names.length} tasks, one network, one replay buffer` : '';
+    showChosen();
+  }
+
+  // The centre column before a run (index.html's #train-intro): what the run will train on.
+  function showChosen() {
+    const list = $('train-chosen');
+    if (mode === NAVIGATOR) {
+      const kind = $('train-generator').value;
+      const what = $('train-generator').selectedOptions[0]?.textContent || kind;
+      list.replaceChildren(Object.assign(document.createElement('li'), {
+        textContent: kind === 'site' ? `${what}: ${$('train-site').value}, level ${$('train-level').value}` : what,
+      }));
+      return;
+    }
+    const names = chosenTasks();
+    if (!names.length) {
+      list.replaceChildren(Object.assign(document.createElement('li'), { className: 'none', textContent: 'No task chosen yet: tick one or more on the left.' }));
+      return;
+    }
+    list.replaceChildren(...names.map((name) => {
+      const li = document.createElement('li');
+      const difficulty = ctx.tasks.find((t) => t.name === name)?.difficulty;
+      li.append(name, ' ', Object.assign(document.createElement('span'), { className: `badge ${difficulty}`, textContent: difficulty }));
+      return li;
+    }));
   }
 
   // ---------------------------------------------------------------- hyperparameters
@@ -198,6 +223,7 @@ export function initTrain(ctx) {
     applyMode();
     setButtons();
     drawCharts();
+    showChosen();
   }
 
   function clearRun(next) {
@@ -231,6 +257,7 @@ export function initTrain(ctx) {
     const kind = $('train-generator').value;
     $('train-site-row').hidden = kind !== 'site';
     $('train-generator-note').textContent = GENERATOR_NOTES[kind];
+    showChosen();
   }
   // The generator as a training request names it (GeneratorSpec in src/curriculum/mod.rs).
   function generatorSpec() {
@@ -496,6 +523,11 @@ export function initTrain(ctx) {
   function begin(request, checkpoint, saved, { paused = false, optimizer = undefined, resumedFrom = null } = {}) {
     ensureFrames(pagesFor(request));
     session = new TrainingSession(lab, { frameOffset: FRAME_OFFSET });
+    // Probing the backend and building the model take a while: the busy line says so until the
+    // learner's first report.
+    let starting = ctx.busy(resumedFrom === null ? 'Starting the learner: probing the backend, building the model…' : `Resuming the run from step ${fmtInt(resumedFrom)}…`);
+    const started = () => { starting?.(); starting = null; };
+    for (const kind of ['progress', 'done', 'error']) session.addEventListener(kind, started);
     run = { request, status: 'running', env_steps: run?.env_steps || 0, updates: run?.updates || 0, resumedFrom };
     held = null;
     $('train-resume').hidden = true;
@@ -509,6 +541,7 @@ export function initTrain(ctx) {
     });
     session.addEventListener('status', (e) => {
       $('train-status').textContent = e.detail.text;
+      starting?.say(`Starting the learner: ${e.detail.text}`);
       // What a resume could not take from the snapshot stays on screen.
       if (/^Resumed with fresh Adam moments/.test(e.detail.text)) ctx.message(e.detail.text, 'info');
     });
@@ -683,6 +716,7 @@ export function initTrain(ctx) {
 
   $('train-agent').addEventListener('change', () => setMode($('train-agent').value));
   $('train-generator').addEventListener('change', syncGenerator);
+  for (const id of ['train-site', 'train-level']) $(id).addEventListener('change', showChosen);
   $('nav-reset').addEventListener('click', () => buildNav(navDefaults));
 
   $('export-ckpt').addEventListener('click', () => {
@@ -717,7 +751,16 @@ export function initTrain(ctx) {
     event.target.value = '';
     if (!file) return;
     ctx.message('');
+    const end = ctx.busy(`Reading ${file.name}…`);
+    try {
+      await importFile(file);
+    } finally {
+      end();
+    }
+  });
+  async function importFile(file) {
     const bytes = new Uint8Array(await file.arrayBuffer());
+    await ctx.painted();
     if (mode === NAVIGATOR) { await importNavigator(file, bytes); return; }
     let header;
     try {
@@ -731,13 +774,14 @@ export function initTrain(ctx) {
     setUserModel(model);
     try { await store.save(MODEL_KEY, model); } catch { /* kept for this session */ }
     ctx.message(`Loaded ${file.name}: trained on ${header.tasks.join(', ') || 'no tasks'} for ${fmtInt(header.counters.env_steps)} steps. Watch it in the Watch view, or continue training it.`, 'info');
-  });
+  }
 
   taskOptions();
   buildHyper(defaults);
   siteOptions();
   showGenerator({ kind: 'dr' });
   buildNav(navDefaults);
+  showChosen();
 
   // A model and a run saved by an earlier visit: the model comes back; an unfinished run resumes.
   const restored = (async () => {
