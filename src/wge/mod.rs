@@ -4,3 +4,4 @@
 
 pub mod demo_import;
 pub mod constraint;
+pub mod induction;

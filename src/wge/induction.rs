@@ -1,0 +1,437 @@
+//! Workflow induction (Liu et al., 2018, §4.1; reference-implementations.md §2.3): from one
+//! demonstration, a lattice whose vertices are the demonstration's time steps and whose edges
+//! carry every workflow step (constraint) consistent with what the person did there, plus skip
+//! edges over actions that changed nothing.
+
+use std::collections::{BTreeMap, HashSet};
+
+use crate::demo::DemoStep;
+use crate::env::{Action, DomGraph, DomNode, NodeRef, NodeValue, Observation};
+
+use super::constraint::{Constraint, ElementSet, ElementSetKind, ExecutionEnv, StringSelector, normalise};
+
+/// The induction's bounds, as the authors' `chunk-shortcut` parser sets them
+/// (reference-implementations.md §2.3).
+#[derive(Clone, Debug, PartialEq)]
+pub struct InductionConfig {
+    /// An empty DOM diff from step i to any j ≤ i + this adds a skip edge i → j.
+    pub max_skip: usize,
+    /// A demonstrated action on a non-leaf element stands for one on each of its leaves, up to
+    /// this many (more leaves: the element is too broad to say which was meant, so none).
+    pub max_leaves: usize,
+    /// Page text gives literal strings of 1 to this many words.
+    pub max_ngram: usize,
+}
+
+impl Default for InductionConfig {
+    fn default() -> Self {
+        InductionConfig { max_skip: 5, max_leaves: 8, max_ngram: 3 }
+    }
+}
+
+/// What an edge of the lattice does.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EdgeKind {
+    /// Advance the cursor without acting (the demonstrated actions in between changed nothing).
+    Skip,
+    /// Act with one of these workflow steps (each consistent with the demonstrated or inferred
+    /// action at the edge's start).
+    Act(Vec<Constraint>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct LatticeEdge {
+    pub from: usize,
+    pub to: usize,
+    pub kind: EdgeKind,
+}
+
+/// The workflow lattice of one demonstration: vertices `0..=steps`, edges forward only.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorkflowLattice {
+    pub steps: usize,
+    pub edges: Vec<LatticeEdge>,
+}
+
+impl WorkflowLattice {
+    pub fn edges_from(&self, vertex: usize) -> impl Iterator<Item = &LatticeEdge> {
+        self.edges.iter().filter(move |e| e.from == vertex)
+    }
+    /// The workflow steps offered on the edge i → i + 1.
+    pub fn programs(&self, from: usize) -> &[Constraint] {
+        self.edges
+            .iter()
+            .find_map(|e| match &e.kind {
+                EdgeKind::Act(p) if e.from == from && e.to == from + 1 => Some(p.as_slice()),
+                _ => None,
+            })
+            .unwrap_or(&[])
+    }
+    /// Total number of workflow steps over all edges.
+    pub fn program_count(&self) -> usize {
+        self.edges.iter().map(|e| if let EdgeKind::Act(p) = &e.kind { p.len() } else { 0 }).sum()
+    }
+}
+
+/// Induces the lattice of a demonstration: `steps` (observation before each action, and the
+/// action) and, when known, the observation after the last action.
+pub fn induce(steps: &[DemoStep], final_observation: Option<&Observation>, config: &InductionConfig) -> WorkflowLattice {
+    let n = steps.len();
+    let state = |i: usize| -> Option<&Observation> { if i < n { Some(&steps[i].observation) } else { final_observation } };
+    let mut edges = Vec::new();
+    for (i, step) in steps.iter().enumerate() {
+        let obs = &step.observation;
+        // The demonstrated action, on leaves when it hit a container.
+        let mut actions = expand_to_leaves(&obs.dom, &step.action, config.max_leaves);
+        // What actually changed, when exactly one element did.
+        if let Some(inferred) = state(i + 1).and_then(|next| inferred_action(&obs.dom, &next.dom))
+            && !actions.contains(&inferred)
+        {
+            actions.push(inferred);
+        }
+        let mut programs: Vec<Constraint> = Vec::new();
+        let mut seen = HashSet::new();
+        for a in &actions {
+            for p in consistent_programs(obs, a, config) {
+                if seen.insert(p.clone()) {
+                    programs.push(p);
+                }
+            }
+        }
+        if !programs.is_empty() {
+            edges.push(LatticeEdge { from: i, to: i + 1, kind: EdgeKind::Act(programs) });
+        }
+        for j in i + 1..=(i + config.max_skip).min(n) {
+            if state(j).is_some_and(|later| dom_diff(&obs.dom, &later.dom).is_empty()) {
+                edges.push(LatticeEdge { from: i, to: j, kind: EdgeKind::Skip });
+            }
+        }
+        if !edges.iter().any(|e| e.from == i) {
+            edges.push(LatticeEdge { from: i, to: i + 1, kind: EdgeKind::Skip });
+        }
+    }
+    WorkflowLattice { steps: n, edges }
+}
+
+/// A click or type on an element with children stands for the same action on each of its
+/// leaves (text pseudo-nodes cannot be clicked; only fields take text), when there are few.
+fn expand_to_leaves(dom: &DomGraph, action: &Action, max_leaves: usize) -> Vec<Action> {
+    let Some(i) = dom.index_of(action.target()) else { return vec![action.clone()] };
+    if dom.nodes[i].is_leaf() {
+        return vec![action.clone()];
+    }
+    let mut leaves = Vec::new();
+    let mut stack = vec![i];
+    while let Some(k) = stack.pop() {
+        let node = &dom.nodes[k];
+        if node.is_leaf() {
+            let fits = match action {
+                Action::Type(..) => node.accepts_text(),
+                _ => !node.is_text(),
+            };
+            if fits {
+                leaves.push(node.r#ref);
+            }
+        }
+        stack.extend(node.children.iter().rev());
+    }
+    if leaves.is_empty() || leaves.len() > max_leaves {
+        return vec![action.clone()];
+    }
+    leaves
+        .into_iter()
+        .map(|r| match action {
+            Action::Click(_) => Action::Click(r),
+            Action::Type(_, t) => Action::Type(r, t.clone()),
+            Action::Select(_, t) => Action::Select(r, t.clone()),
+            Action::SetValue(_, t) => Action::SetValue(r, t.clone()),
+        })
+        .collect()
+}
+
+/// How an element is matched across two snapshots: by ref, except text pseudo-nodes, which
+/// `getDOMInfo` renumbers each time and are matched by their parent and position.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum NodeKey {
+    Element(NodeRef),
+    Text(Option<NodeRef>, usize),
+}
+
+fn keyed(dom: &DomGraph) -> BTreeMap<NodeKey, &DomNode> {
+    dom.nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let key = if n.is_text() {
+                let parent = n.parent.map(|p| &dom.nodes[p]);
+                NodeKey::Text(parent.map(|p| p.r#ref), parent.map_or(0, |p| p.children.iter().position(|&c| c == i).unwrap_or(0)))
+            } else {
+                NodeKey::Element(n.r#ref)
+            };
+            (key, n)
+        })
+        .collect()
+}
+
+/// What the page shows, for diffs: everything but focus (moving focus alone changes no content).
+fn same_content(a: &DomNode, b: &DomNode) -> bool {
+    a.tag == b.tag && a.text == b.text && a.value == b.value && a.tampered == b.tampered && a.classes == b.classes && a.rect == b.rect
+}
+
+/// The refs of elements that appeared, disappeared or changed between two snapshots (text
+/// pseudo-nodes are reported through their parent).
+pub fn dom_diff(before: &DomGraph, after: &DomGraph) -> Vec<NodeRef> {
+    let (a, b) = (keyed(before), keyed(after));
+    let mut changed = Vec::new();
+    let mut note = |k: &NodeKey, n: &DomNode| {
+        let r = match k {
+            NodeKey::Element(r) => *r,
+            NodeKey::Text(p, _) => p.unwrap_or(n.r#ref),
+        };
+        if !changed.contains(&r) {
+            changed.push(r);
+        }
+    };
+    for (k, n) in &a {
+        match b.get(k) {
+            Some(m) if same_content(n, m) => {}
+            _ => note(k, n),
+        }
+    }
+    for (k, n) in &b {
+        if !a.contains_key(k) {
+            note(k, n);
+        }
+    }
+    changed
+}
+
+/// The action a single-element change implies: a click when the element became tampered with
+/// its value unchanged or when a checkbox or radio changed state; a type of the new value when
+/// any other value changed.
+fn inferred_action(before: &DomGraph, after: &DomGraph) -> Option<Action> {
+    let [r] = dom_diff(before, after)[..] else { return None };
+    let (old, new) = (before.get(r)?, after.get(r)?);
+    if new.tampered && !old.tampered && old.value == new.value {
+        return Some(Action::Click(r));
+    }
+    match (&old.value, &new.value) {
+        (NodeValue::Checked(a), NodeValue::Checked(b)) if a != b => Some(Action::Click(r)),
+        (a, NodeValue::Text(t)) if a != &new.value => Some(Action::Type(r, t.clone())),
+        _ => None,
+    }
+}
+
+/// Literal strings the page offers: every 1- to `max_ngram`-word run of each element's text,
+/// punctuation dropped.
+fn page_strings(obs: &Observation, max_ngram: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    for n in &obs.dom.nodes {
+        let words: Vec<String> = n
+            .text
+            .split_whitespace()
+            .map(|w| w.chars().filter(|c| !c.is_ascii_punctuation()).collect::<String>())
+            .filter(|w| !w.is_empty())
+            .collect();
+        for len in 1..=max_ngram.min(words.len()) {
+            for start in 0..=words.len() - len {
+                let s = words[start..start + len].join(" ");
+                if seen.insert(s.clone()) {
+                    out.push(s);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Every workflow step of the induction's grammar that allows `action` on `obs`: Click(E),
+/// Type(E, field) and RandomType(E) over E = Tag(t), Like(s), Exact(s) for the page's tags and
+/// strings (literals and field values), and one level of Near/SameRow/SameCol over those, both
+/// unfiltered and filtered by the acted-on element's classes.
+pub fn consistent_programs(obs: &Observation, action: &Action, config: &InductionConfig) -> Vec<Constraint> {
+    let env = ExecutionEnv::new(obs, None);
+    let Some(target_index) = obs.dom.index_of(action.target()) else { return Vec::new() };
+    let target = &obs.dom.nodes[target_index];
+    let fields = &obs.instruction.fields;
+    let mut strings: Vec<StringSelector> = page_strings(obs, config.max_ngram).into_iter().map(StringSelector::Literal).collect();
+    strings.extend((0..fields.len()).map(StringSelector::Field));
+
+    let mut tags: Vec<&str> = obs.dom.nodes.iter().map(|n| n.tag.as_str()).collect();
+    tags.sort();
+    tags.dedup();
+    let mut base: Vec<ElementSet> = tags.iter().map(|t| ElementSet::tag(t)).collect();
+    for s in &strings {
+        // Sets that match nothing on the demonstration page cannot contain the target, and
+        // sets from strings with no letters or digits match nothing at all.
+        if normalise(&env.string(s).unwrap_or_default()).is_empty() {
+            continue;
+        }
+        base.push(ElementSet::like(s.clone()));
+        base.push(ElementSet::exact(s.clone()));
+    }
+    let members = |set: &ElementSet| env.elements(set).unwrap_or_default();
+
+    let mut sets: Vec<ElementSet> = Vec::new();
+    let classes = (!target.classes.is_empty()).then(|| target.classes.clone());
+    for b in &base {
+        let m = members(b);
+        if m.is_empty() {
+            continue;
+        }
+        if m.contains(&target_index) {
+            sets.push(b.clone());
+        }
+        let wrap = |kind: ElementSetKind| -> Vec<ElementSet> {
+            let mut v = vec![ElementSet::new(kind.clone())];
+            if let Some(c) = &classes {
+                v.push(ElementSet::with_classes(kind, c.clone()));
+            }
+            v
+        };
+        for kind in [
+            ElementSetKind::Near(Box::new(b.clone())),
+            ElementSetKind::SameRow(Box::new(b.clone())),
+            ElementSetKind::SameCol(Box::new(b.clone())),
+        ] {
+            for set in wrap(kind) {
+                if members(&set).contains(&target_index) {
+                    sets.push(set);
+                }
+            }
+        }
+    }
+
+    let mut programs = Vec::new();
+    for set in sets {
+        match action {
+            Action::Click(_) => programs.push(Constraint::Click(set)),
+            Action::Type(_, text) => {
+                for (i, f) in fields.iter().enumerate() {
+                    if &f.value == text {
+                        programs.push(Constraint::Type(set.clone(), StringSelector::Field(i)));
+                    }
+                }
+                programs.push(Constraint::RandomType(set));
+            }
+            // Choosing an option has no constraint in the paper's language.
+            Action::Select(..) | Action::SetValue(..) => {}
+        }
+    }
+    programs.retain(|p| env.consistent(p, action));
+    programs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::env::{Environment, TaskSpec};
+    use crate::sim::SimEnv;
+    use crate::util::block_on;
+    use crate::wge::demo_import::import_wge_demo;
+
+    const LOGIN_USER: &[u8] = include_bytes!("../../tests/fixtures/wge/login-user_3B4YI393VAQ8Z71VZBMHZOUOIQXSS7_d2.json.gz");
+    const CLICK_CHECKBOXES: &[u8] = include_bytes!("../../tests/fixtures/wge/click-checkboxes_317HQ483I8MMPG6UM3BHWSEVMTONIZ_d4.json.gz");
+
+    /// Every Act edge's programs allow the action shown at its start (or the leaf/inferred
+    /// version of it), and the lattice holds the demonstrated path 0 → 1 → … → T.
+    fn assert_contains_demonstrated_path(lattice: &WorkflowLattice, steps: &[DemoStep]) {
+        for (i, step) in steps.iter().enumerate() {
+            let env = ExecutionEnv::new(&step.observation, None);
+            let programs = lattice.programs(i);
+            assert!(!programs.is_empty(), "step {i} ({:?}) has no workflow step", step.action);
+            let leaves = expand_to_leaves(&step.observation.dom, &step.action, 8);
+            assert!(
+                programs.iter().any(|p| leaves.iter().any(|a| env.consistent(p, a))),
+                "no program of step {i} allows the demonstrated {:?}",
+                step.action
+            );
+        }
+    }
+
+    fn shown(lattice: &WorkflowLattice, i: usize) -> Vec<String> {
+        lattice.programs(i).iter().map(|p| p.to_string()).collect()
+    }
+
+    #[test]
+    fn login_user_sample_induces_the_papers_workflow() {
+        let d = import_wge_demo(LOGIN_USER).unwrap();
+        let lattice = induce(&d.steps, Some(&d.final_observation), &InductionConfig::default());
+        assert_eq!(lattice.steps, 3);
+        assert_contains_demonstrated_path(&lattice, &d.steps);
+        // The workflow the paper's Appendix B shows for login-user is among the induced steps
+        // (fields sorted by key: 0 = password, 1 = username).
+        assert!(shown(&lattice, 0).contains(&"Type(Tag(\"INPUT_text\"), Field(1))".to_string()), "{:?}", shown(&lattice, 0));
+        assert!(shown(&lattice, 1).contains(&"Type(Tag(\"INPUT_password\"), Field(0))".to_string()));
+        assert!(shown(&lattice, 2).contains(&"Click(Like(\"Login\"))".to_string()));
+        // The button sits 15 px under the password field, 42 px under its label (beyond Near).
+        assert!(shown(&lattice, 2).contains(&"Click(Near(Tag(\"INPUT_password\")))".to_string()));
+        assert!(!shown(&lattice, 2).contains(&"Click(Near(Like(\"Password\")))".to_string()));
+        // Nothing inconsistent: typing the password's value is never offered for the username.
+        assert!(!shown(&lattice, 0).iter().any(|p| p.contains("Field(0)")));
+        // Every action changed the page: no skip edges.
+        assert!(lattice.edges.iter().all(|e| e.kind != EdgeKind::Skip));
+    }
+
+    #[test]
+    fn click_checkboxes_sample_expands_labels_to_their_checkbox() {
+        let d = import_wge_demo(CLICK_CHECKBOXES).unwrap();
+        let lattice = induce(&d.steps, Some(&d.final_observation), &InductionConfig::default());
+        assert_eq!(lattice.steps, 5);
+        assert_contains_demonstrated_path(&lattice, &d.steps);
+        // The label's leaf is the checkbox (its text node cannot be clicked), and the checkbox
+        // is also the single element that changed: programs click checkbox #2.
+        let env = ExecutionEnv::new(&d.steps[0].observation, None);
+        assert!(lattice.programs(0).iter().all(|p| env.consistent(p, &Action::Click(2))));
+        // "Select KT, …": the checkbox next to the text KT.
+        assert!(shown(&lattice, 0).contains(&"Click(Near(Exact(\"KT\")))".to_string()), "{:?}", shown(&lattice, 0));
+        assert!(shown(&lattice, 4).contains(&"Click(Like(\"Submit\"))".to_string()));
+    }
+
+    #[test]
+    fn an_action_that_changed_nothing_gets_a_skip_edge() {
+        let d = import_wge_demo(LOGIN_USER).unwrap();
+        // Repeat the first step as if the person had clicked the page's body first to no effect.
+        let mut steps = d.steps.clone();
+        let mut idle = steps[0].clone();
+        idle.action = Action::Click(idle.observation.dom.nodes[0].r#ref);
+        steps.insert(0, idle);
+        let lattice = induce(&steps, Some(&d.final_observation), &InductionConfig::default());
+        assert!(lattice.edges_from(0).any(|e| e.kind == EdgeKind::Skip && e.to == 1));
+        assert!(lattice.edges_from(1).all(|e| e.kind != EdgeKind::Skip));
+    }
+
+    #[test]
+    fn a_scripted_sim_demonstration_induces_a_lattice_holding_its_path() {
+        // Scripted (not a person): the sim-type page recorded through the environment, as the
+        // recorder does — observation before each action, then the action.
+        let mut env = SimEnv::new(None);
+        let spec = TaskSpec::Builtin { name: "sim-type".into() };
+        let o0 = block_on(env.reset(&spec, 11)).unwrap();
+        let target = o0.instruction.field("target").unwrap().to_string();
+        let input = o0.dom.nodes.iter().find(|n| n.tag == "INPUT_text").unwrap().r#ref;
+        let submit = o0.dom.nodes.iter().find(|n| n.text == "Submit").unwrap().r#ref;
+        let a0 = Action::Type(input, target.clone());
+        let s1 = block_on(env.step(&a0)).unwrap();
+        let a1 = Action::Click(submit);
+        let s2 = block_on(env.step(&a1)).unwrap();
+        assert_eq!(s2.raw_reward, 1.0);
+        let steps = vec![DemoStep { observation: o0, action: a0 }, DemoStep { observation: s1.observation, action: a1 }];
+        let lattice = induce(&steps, Some(&s2.observation), &InductionConfig::default());
+        assert_contains_demonstrated_path(&lattice, &steps);
+        assert!(shown(&lattice, 0).iter().any(|p| p.starts_with("Type(") && p.ends_with("Field(0))")), "{:?}", shown(&lattice, 0));
+        assert!(shown(&lattice, 1).contains(&"Click(Exact(\"Submit\"))".to_string()));
+    }
+
+    #[test]
+    fn dom_diff_sees_value_changes_and_ignores_focus() {
+        let d = import_wge_demo(LOGIN_USER).unwrap();
+        let (a, b) = (&d.steps[0].observation.dom, &d.steps[1].observation.dom);
+        assert_eq!(dom_diff(a, b), [18]);
+        assert_eq!(inferred_action(a, b), Some(Action::Type(18, "keli".into())));
+        let mut focused = a.clone();
+        focused.nodes.iter_mut().for_each(|n| n.focused = !n.focused);
+        assert!(dom_diff(a, &focused).is_empty());
+    }
+}
