@@ -119,3 +119,27 @@ function label(g, rect, text, w, h) {
   g.fillStyle = '#fff';
   g.fillText(text, lx + 4, ly + 10);
 }
+
+// The task core covers the page with its black START cover the moment an episode ends (a
+// person's cue to start the next one). While the lab shows an agent at work (the Watch view, the
+// Train view's pages) it holds the cover back from sight, so the episode's last page stays in
+// view, with the overlay, until the next episode starts. Only how the page looks changes: the page
+// still shows and hides its cover as before (the Play view keeps it), the reader skips it either
+// way, and nothing of the episode is touched. A page loaded afresh needs it again.
+const HOLD_ID = 'weblab-holds-cover';
+const HOLD_CSS = '#sync-task-cover { visibility: hidden !important; }';
+
+export function holdCover(frame, on) {
+  let doc = null;
+  try { doc = frame.contentDocument; } catch { return; }
+  if (!doc || !doc.head) return;
+  const el = doc.getElementById(HOLD_ID);
+  if (on && !el) {
+    const style = doc.createElement('style');
+    style.id = HOLD_ID;
+    style.textContent = HOLD_CSS;
+    doc.head.appendChild(style);
+  } else if (!on && el) {
+    el.remove();
+  }
+}

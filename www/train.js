@@ -8,6 +8,7 @@ import { TrainingSession } from './training.js';
 import { LineChart } from './charts.js';
 import * as store from './store.js';
 import { errorText } from './app.js';
+import { holdCover } from './overlay.js';
 
 const $ = (id) => document.getElementById(id);
 // The paper's multitask set (DOM-Q-Net §4.2, Figure 5).
@@ -337,6 +338,8 @@ export function initTrain(ctx) {
     while (lab.frameCount() < FRAME_OFFSET + pages.length) {
       const frame = document.createElement('iframe');
       frame.title = `Training page ${lab.frameCount()}`;
+      // Its last page stays in sight between episodes, not the START cover (overlay.js).
+      frame.addEventListener('load', () => holdCover(frame, true));
       box.appendChild(frame);
       lab.addFrame(frame);
     }

@@ -2,35 +2,15 @@
 // fast runs of many episodes; and share links replayed action for action. The gMiniWoB navigator
 // acts on a generated test site (site and level picked here) with its policy drawn over it; its
 // episode loop, greedy choice, step limit, seeds and success count are the lab's (Rust).
-import { drawOverlay, drawNavigator, clearOverlay, drawEnded } from './overlay.js';
+import { drawOverlay, drawNavigator, clearOverlay, drawEnded, holdCover as holdFrameCover } from './overlay.js';
 import { errorText } from './app.js';
 
 const $ = (id) => document.getElementById(id);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // A generated site's page (the reward panel is added beside it by fitFrame).
 const SITE_SIZE = [400, 640];
-// The task core covers the page with its black START cover the moment an episode ends (a
-// person's cue to start the next one). While this view is open the lab holds the cover back, so
-// the episode's last page stays in sight, with the overlay, until the next episode starts. Only
-// how the page looks changes: the cover is still shown and hidden by the page as before (the
-// Play view keeps it), the reader skips it either way, and nothing of the episode is touched.
-const HOLD_ID = 'weblab-watch-holds-cover';
-const HOLD_CSS = '#sync-task-cover { visibility: hidden !important; }';
-
-function holdCover(on) {
-  let doc = null;
-  try { doc = $('task-frame').contentDocument; } catch { return; }
-  if (!doc || !doc.head) return;
-  const el = doc.getElementById(HOLD_ID);
-  if (on && !el) {
-    const style = doc.createElement('style');
-    style.id = HOLD_ID;
-    style.textContent = HOLD_CSS;
-    doc.head.appendChild(style);
-  } else if (!on && el) {
-    el.remove();
-  }
-}
+// While this view is open the task core's START cover is held back from sight (overlay.js).
+const holdCover = (on) => holdFrameCover($('task-frame'), on);
 
 export function initWatch(ctx) {
   const lab = ctx.lab;
