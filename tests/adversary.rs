@@ -124,7 +124,10 @@ fn the_budget_term_moves_the_expected_number_of_primitives_its_way() {
     assert!(down < b0 - 2.0, "R_A < 0: fewer primitives ({b0:.2} → {down:.2})");
 }
 
-fn adversarial_run(objective: Objective, seed: u64, iterations: usize) -> Vec<(Vec<f32>, Vec<Vec<f64>>, f64, u32)> {
+/// Per iteration: the navigators' losses, their returns, the adversary's loss, primitives placed.
+type Curve = Vec<(Vec<f32>, Vec<Vec<f64>>, f64, u32)>;
+
+fn adversarial_run(objective: Objective, seed: u64, iterations: usize) -> Curve {
     let nav = population(&nav_config(), objective.population(), &dev(), seed).unwrap();
     let mut t = PopulationTrainer::new(nav, adversary(objective, seed), LoopConfig::default(), seed).unwrap();
     let mut env = sim();

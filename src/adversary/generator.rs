@@ -324,6 +324,8 @@ impl Generator for Adversary {
             Ok(p) => {
                 let d = p.design();
                 self.pending = Some(p);
+                // A report describes the last design learned from; a new one has none yet.
+                self.last = None;
                 d
             }
             Err(e) => {
