@@ -115,7 +115,7 @@ pub fn induce(steps: &[DemoStep], final_observation: Option<&Observation>, confi
 
 /// A click or type on an element with children stands for the same action on each of its
 /// leaves (text pseudo-nodes cannot be clicked; only fields take text), when there are few.
-fn expand_to_leaves(dom: &DomGraph, action: &Action, max_leaves: usize) -> Vec<Action> {
+pub fn expand_to_leaves(dom: &DomGraph, action: &Action, max_leaves: usize) -> Vec<Action> {
     let Some(i) = dom.index_of(action.target()) else { return vec![action.clone()] };
     if dom.nodes[i].is_leaf() {
         return vec![action.clone()];
