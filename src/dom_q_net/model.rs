@@ -4,7 +4,7 @@
 use burn::module::{Initializer, Param};
 use burn::nn::{Linear, LinearConfig};
 use burn::prelude::*;
-use burn::tensor::activation::{relu, softmax};
+use burn::tensor::activation::{relu, sigmoid, softmax, tanh};
 use burn::tensor::IndexingUpdateOp;
 
 use super::batch::Packed;
@@ -82,20 +82,6 @@ impl NoisyLinear {
         let common = shared.matmul(w.slice([a..self.d_in, 0..self.d_out])).select(0, group);
         own + common + b.unsqueeze::<2>()
     }
-}
-
-/// The logistic function as 1 / (1 + e^−x). burn's `sigmoid` gives the same values (within a few
-/// ulp) but its backward pass evaluates the function again from the input, and on the CPU backend
-/// (natively and in wasm) that scalar transcendental was the costliest part of the GRU; here the
-/// forward takes one `exp` and the backward only products.
-fn logistic(x: Tensor<2>) -> Tensor<2> {
-    (x.neg().exp() + 1.0).recip()
-}
-
-/// tanh x as 2σ(2x) − 1 (absolute error about 1e-7): burn's `tanh` costs a slow scalar `tanhf`
-/// forward and again backward (issue #16's profile: about a third of the update), this one `exp`.
-fn tanh_by_logistic(x: Tensor<2>) -> Tensor<2> {
-    logistic(x.mul_scalar(2.0)).mul_scalar(2.0) - 1.0
 }
 
 fn gnn_linear(d_in: usize, d_out: usize, device: &Device) -> Linear {
@@ -275,9 +261,9 @@ impl DomQNetModel {
                 let msgs = self.w_msg.forward(h.clone()).select(0, src.clone());
                 let m = Tensor::<2>::zeros([n_real, d], &dev).select_assign(0, dst.clone(), msgs, IndexingUpdateOp::Add);
                 let mh = Tensor::cat(vec![m.clone(), h.clone()], 1);
-                let r = logistic(self.w_reset.forward(mh.clone()));
-                let u = logistic(self.w_update.forward(mh));
-                let cand = tanh_by_logistic(self.w_new.forward(Tensor::cat(vec![m, r * h.clone()], 1)));
+                let r = sigmoid(self.w_reset.forward(mh.clone()));
+                let u = sigmoid(self.w_update.forward(mh));
+                let cand = tanh(self.w_new.forward(Tensor::cat(vec![m, r * h.clone()], 1)));
                 h = h.clone() + u * (cand - h);
             }
         }
