@@ -193,96 +193,94 @@ impl Trainer {
         let result: Result<(), EnvError> = async {
             // Round-robin over the tasks (Algorithm 1), continuing from where the last call stopped.
             'outer: loop {
-                loop {
-                    if agent.counters.env_steps >= until_frames {
-                        break 'outer;
-                    }
-                    let k = *next_task % tasks.len();
-                    *next_task = (k + 1) % tasks.len();
-                    // Start an episode if the task has none running.
-                    let run = match running[k].take() {
-                        Some(r) => r,
-                        None => {
-                            let seed = episode_seed(base_seed, k, episodes[k]);
-                            episodes[k] += 1;
-                            let obs = envs[k].reset(&tasks[k], seed).await?;
-                            let state = agent.encode(&obs);
-                            if let Some(w) = &state.warning {
-                                if on_event(TrainEvent::Warning { task: k, message: w }) == Control::Stop {
-                                    running[k] = Some(Running { state, steps: 0, seed });
-                                    break 'outer;
-                                }
+                if agent.counters.env_steps >= until_frames {
+                    break 'outer;
+                }
+                let k = *next_task % tasks.len();
+                *next_task = (k + 1) % tasks.len();
+                // Start an episode if the task has none running.
+                let run = match running[k].take() {
+                    Some(r) => r,
+                    None => {
+                        let seed = episode_seed(base_seed, k, episodes[k]);
+                        episodes[k] += 1;
+                        let obs = envs[k].reset(&tasks[k], seed).await?;
+                        let state = agent.encode(&obs);
+                        if let Some(w) = &state.warning {
+                            if on_event(TrainEvent::Warning { task: k, message: w }) == Control::Stop {
+                                running[k] = Some(Running { state, steps: 0, seed });
+                                break 'outer;
                             }
-                            Running { state, steps: 0, seed }
                         }
-                    };
-
-                    // Act, step the page, store the transition.
-                    let t0 = clock();
-                    let decision = agent.act(k, &run.state, true).await.map_err(failed)?;
-                    let t1 = clock();
-                    let act_ms = t1 - t0;
-                    let step = match envs[k].step(&decision.env_action).await {
-                        Ok(step) => step,
-                        // An action that does not fit its target (e.g. a bad option) changes nothing.
-                        Err(EnvError::BadTarget { .. }) => {
-                            Step::default()
-                        }
-                        Err(e) => {
-                            agent.abandon_episode(k);
-                            return Err(e);
-                        }
-                    };
-                    let next =
-                        if step.observation.dom.nodes.is_empty() { run.state.clone() } else { agent.encode(&step.observation) };
-                    let steps = run.steps + 1;
-                    let cut = !step.done && steps >= max_steps;
-                    if let Err(e) = agent.observe(k, step.learning_reward(), &next, step.done || cut) {
-                        agent.abandon_episode(k);
-                        return Err(failed(e));
+                        Running { state, steps: 0, seed }
                     }
-                    progress[k].frames += 1;
-                    let env_ms = clock() - t1;
-                    let mut control = on_event(TrainEvent::Step { task: k, decision: &decision, step: &step, act_ms, env_ms });
+                };
 
-                    if step.done || cut {
-                        let result = EpisodeResult {
-                            seed: run.seed,
-                            steps,
-                            reward: if cut { -1.0 } else { step.reward },
-                            raw_reward: if cut { -1.0 } else { step.raw_reward },
-                            reason: if cut { Some(crate::env::STEP_LIMIT_REASON.into()) } else { step.reason.clone() },
-                        };
-                        let p = &mut progress[k];
-                        p.stats.record(&result);
-                        if p.solved_at_frames.is_none()
-                            && p.stats.episodes >= RunStats::WINDOW as u64
-                            && p.stats.success_rate_100 >= SOLVE_RATE
-                        {
-                            p.solved_at_frames = Some(p.frames);
-                            p.solved_at_total = Some(agent.counters.env_steps);
-                            p.solved_at_ms = Some(elapsed_before + (clock() - run_start));
-                        }
-                        if on_event(TrainEvent::Episode { task: k, result: &result, progress: p }) == Control::Stop {
+                // Act, step the page, store the transition.
+                let t0 = clock();
+                let decision = agent.act(k, &run.state, true).await.map_err(failed)?;
+                let t1 = clock();
+                let act_ms = t1 - t0;
+                let step = match envs[k].step(&decision.env_action).await {
+                    Ok(step) => step,
+                    // An action that does not fit its target (e.g. a bad option) changes nothing.
+                    Err(EnvError::BadTarget { .. }) => {
+                        Step::default()
+                    }
+                    Err(e) => {
+                        agent.abandon_episode(k);
+                        return Err(e);
+                    }
+                };
+                let next =
+                    if step.observation.dom.nodes.is_empty() { run.state.clone() } else { agent.encode(&step.observation) };
+                let steps = run.steps + 1;
+                let cut = !step.done && steps >= max_steps;
+                if let Err(e) = agent.observe(k, step.learning_reward(), &next, step.done || cut) {
+                    agent.abandon_episode(k);
+                    return Err(failed(e));
+                }
+                progress[k].frames += 1;
+                let env_ms = clock() - t1;
+                let mut control = on_event(TrainEvent::Step { task: k, decision: &decision, step: &step, act_ms, env_ms });
+
+                if step.done || cut {
+                    let result = EpisodeResult {
+                        seed: run.seed,
+                        steps,
+                        reward: if cut { -1.0 } else { step.reward },
+                        raw_reward: if cut { -1.0 } else { step.raw_reward },
+                        reason: if cut { Some(crate::env::STEP_LIMIT_REASON.into()) } else { step.reason.clone() },
+                    };
+                    let p = &mut progress[k];
+                    p.stats.record(&result);
+                    if p.solved_at_frames.is_none()
+                        && p.stats.episodes >= RunStats::WINDOW as u64
+                        && p.stats.success_rate_100 >= SOLVE_RATE
+                    {
+                        p.solved_at_frames = Some(p.frames);
+                        p.solved_at_total = Some(agent.counters.env_steps);
+                        p.solved_at_ms = Some(elapsed_before + (clock() - run_start));
+                    }
+                    if on_event(TrainEvent::Episode { task: k, result: &result, progress: p }) == Control::Stop {
+                        control = Control::Stop;
+                    }
+                } else {
+                    running[k] = Some(Running { state: next, steps, seed: run.seed });
+                }
+
+                // One update per environment step (Table 1).
+                for _ in 0..agent.cfg.updates_per_step {
+                    let t0 = clock();
+                    if let Some(stats) = agent.learn().await.map_err(failed)? {
+                        let update_ms = clock() - t0;
+                        if on_event(TrainEvent::Update { stats: &stats, update_ms }) == Control::Stop {
                             control = Control::Stop;
                         }
-                    } else {
-                        running[k] = Some(Running { state: next, steps, seed: run.seed });
                     }
-
-                    // One update per environment step (Table 1).
-                    for _ in 0..agent.cfg.updates_per_step {
-                        let t0 = clock();
-                        if let Some(stats) = agent.learn().await.map_err(failed)? {
-                            let update_ms = clock() - t0;
-                            if on_event(TrainEvent::Update { stats: &stats, update_ms }) == Control::Stop {
-                                control = Control::Stop;
-                            }
-                        }
-                    }
-                    if control == Control::Stop {
-                        break 'outer;
-                    }
+                }
+                if control == Control::Stop {
+                    break 'outer;
                 }
             }
             Ok(())
