@@ -15,14 +15,20 @@ export function clearOverlay(canvas) {
   g.clearRect(0, 0, canvas.width, canvas.height);
 }
 
-// obs: the observation the agent acted on; q: QView or null; action: {click: ref} | {type: [ref, text]} | {select: [ref, option]} | {set_value: [ref, value]}
-export function drawOverlay(canvas, obs, q, action) {
+// The canvas sized to its box at the device's pixel ratio and cleared; drawing is in CSS pixels.
+function blankCanvas(canvas) {
   const dpr = window.devicePixelRatio || 1;
   const w = canvas.clientWidth, h = canvas.clientHeight;
   if (canvas.width !== Math.round(w * dpr)) { canvas.width = Math.round(w * dpr); canvas.height = Math.round(h * dpr); }
   const g = canvas.getContext('2d');
   g.setTransform(dpr, 0, 0, dpr, 0, 0);
   g.clearRect(0, 0, w, h);
+  return { g, w, h };
+}
+
+// obs: the observation the agent acted on; q: QView or null; action: {click: ref} | {type: [ref, text]} | {select: [ref, option]} | {set_value: [ref, value]}
+export function drawOverlay(canvas, obs, q, action) {
+  const { g, w, h } = blankCanvas(canvas);
   if (!obs) return;
   const byRef = new Map(obs.dom.nodes.map((n) => [n.ref, n]));
   if (q && q.dom.length) {
@@ -53,12 +59,7 @@ export function drawOverlay(canvas, obs, q, action) {
 // element as a heat map, the element it chose, and what it did there (the profile field it set
 // and the value, or a click) with the probability of that choice.
 export function drawNavigator(canvas, r) {
-  const dpr = window.devicePixelRatio || 1;
-  const w = canvas.clientWidth, h = canvas.clientHeight;
-  if (canvas.width !== Math.round(w * dpr)) { canvas.width = Math.round(w * dpr); canvas.height = Math.round(h * dpr); }
-  const g = canvas.getContext('2d');
-  g.setTransform(dpr, 0, 0, dpr, 0, 0);
-  g.clearRect(0, 0, w, h);
+  const { g, w, h } = blankCanvas(canvas);
   if (!r) return;
   const hi = Math.max(0, ...r.elements.map((e) => e.probability));
   // Small elements first, so a container's colour does not hide the fields inside it.
