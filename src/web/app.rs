@@ -23,7 +23,7 @@ use crate::share::ShareState;
 use crate::policy::oracle::{Script, scripted};
 use crate::policy::gminiwob::{SiteOracle, SiteRandom};
 use crate::policy::{Policy, RandomPolicy};
-use crate::runner::{RunStats, run_episode};
+use crate::runner::{EpisodeResult, RunStats, run_episode};
 
 use super::remote::to_js;
 
@@ -173,6 +173,46 @@ pub(super) struct AgentRun {
     pub(super) error: Option<String>,
     #[serde(skip)]
     pub(super) stop: bool,
+}
+
+impl AgentRun {
+    /// The fast-run loop `runAgent` and `runNavigator` share: `episode(i)` plays the i-th episode, up to `episodes` of them (0: until
+    /// `stop()`), recording each into the statistics and yielding to the page about every frame
+    /// so it paints and the task page's own timers run. Returns the error that ended the run.
+    pub(super) async fn drive(
+        run: &RefCell<AgentRun>,
+        episodes: u32,
+        mut episode: impl AsyncFnMut(u32) -> Result<EpisodeResult, String>,
+    ) -> Option<String> {
+        let t0 = now_ms();
+        let mut last_yield = t0;
+        let mut ep: u32 = 0;
+        let mut failure = None;
+        while (episodes == 0 || ep < episodes) && !run.borrow().stop {
+            match episode(ep).await {
+                Ok(result) => {
+                    let mut r = run.borrow_mut();
+                    r.stats.record(&result);
+                    r.stats.set_elapsed((now_ms() - t0) / 1000.0);
+                }
+                Err(e) => {
+                    failure = Some(e);
+                    break;
+                }
+            }
+            ep += 1;
+            if now_ms() - last_yield > 16.0 {
+                yield_now().await;
+                last_yield = now_ms();
+            }
+        }
+        let mut r = run.borrow_mut();
+        r.running = false;
+        r.stop = false;
+        r.stats.set_elapsed((now_ms() - t0) / 1000.0);
+        r.error.clone_from(&failure);
+        failure
+    }
 }
 
 /// An agent acting step by step on page #0 while a person watches.
@@ -361,35 +401,12 @@ impl Lab {
             let mut env = slots.take(0).map_err(js_err)?;
             *run.borrow_mut() =
                 AgentRun { running: true, task: spec.name().to_string(), policy: policy.clone(), ..Default::default() };
-            let t0 = now_ms();
-            let mut last_yield = t0;
-            let mut ep: u32 = 0;
-            let mut failure = None;
-            while (episodes == 0 || ep < episodes) && !run.borrow().stop {
-                match run_episode(&mut env, agent.as_mut(), &spec, seed.wrapping_add(ep), |_, _| {}).await {
-                    Ok(result) => {
-                        let mut r = run.borrow_mut();
-                        r.stats.record(&result);
-                        r.stats.set_elapsed((now_ms() - t0) / 1000.0);
-                    }
-                    Err(e) => {
-                        failure = Some(e);
-                        break;
-                    }
-                }
-                ep += 1;
-                // Let the page paint and the task page's own timers run about every frame.
-                if now_ms() - last_yield > 16.0 {
-                    yield_now().await;
-                    last_yield = now_ms();
-                }
-            }
+            let failure = AgentRun::drive(&run, episodes, async |ep| {
+                run_episode(&mut env, agent.as_mut(), &spec, seed.wrapping_add(ep), |_, _| {}).await.map_err(|e| e.to_string())
+            })
+            .await;
             slots.put(0, env);
-            let mut r = run.borrow_mut();
-            r.running = false;
-            r.stop = false;
-            r.stats.set_elapsed((now_ms() - t0) / 1000.0);
-            r.error = failure.as_ref().map(ToString::to_string);
+            let r = run.borrow();
             match failure {
                 Some(e) => Err(js_err(e)),
                 None => Ok(to_js(&*r)),

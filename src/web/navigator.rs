@@ -15,7 +15,6 @@ use wasm_bindgen_futures::future_to_promise;
 
 use super::app::{AgentRun, Lab, js_err, parse_task};
 use super::remote::to_js;
-use super::util::{now_ms, yield_now};
 use crate::env::{Action, EnvError, Environment, Observation, Rect, Step, TaskSpec};
 use crate::navigator::train::{Episode, JUDGE_SEEDS_FROM, NOTHING_OPEN, judge, rollout};
 use crate::navigator::{EpisodeMemory, NavAction, Navigator, NavigatorConfig};
@@ -317,36 +316,15 @@ impl Lab {
                 return Err(js_err("no navigator is loaded (or it is busy)"));
             };
             *run.borrow_mut() = AgentRun { running: true, task: spec.name().to_string(), policy: "navigator".into(), ..Default::default() };
-            let t0 = now_ms();
-            let mut last_yield = t0;
-            let mut failure = None;
-            let mut ep: u32 = 0;
-            while (episodes == 0 || ep < episodes) && !run.borrow().stop {
+            let failure = AgentRun::drive(&run, episodes, async |ep| {
                 let seed = first_seed.wrapping_add(ep);
-                match rollout(&mut env, &mut nav, &spec, seed, true, false).await {
-                    Ok((_, e)) => {
-                        let mut r = run.borrow_mut();
-                        r.stats.record(&EpisodeResult { seed, steps: e.steps, reward: e.ret, raw_reward: e.raw_reward, reason: e.reason });
-                        r.stats.set_elapsed((now_ms() - t0) / 1000.0);
-                    }
-                    Err(e) => {
-                        failure = Some(e);
-                        break;
-                    }
-                }
-                ep += 1;
-                if now_ms() - last_yield > 16.0 {
-                    yield_now().await;
-                    last_yield = now_ms();
-                }
-            }
+                let (_, e) = rollout(&mut env, &mut nav, &spec, seed, true, false).await?;
+                Ok(EpisodeResult { seed, steps: e.steps, reward: e.ret, raw_reward: e.raw_reward, reason: e.reason })
+            })
+            .await;
             slots.put(0, env);
             *holder.borrow_mut() = Some(nav);
-            let mut r = run.borrow_mut();
-            r.running = false;
-            r.stop = false;
-            r.stats.set_elapsed((now_ms() - t0) / 1000.0);
-            r.error.clone_from(&failure);
+            let r = run.borrow();
             match failure {
                 Some(e) => Err(js_err(e)),
                 None => Ok(to_js(&*r)),
