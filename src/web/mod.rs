@@ -15,6 +15,7 @@ pub mod reader;
 pub mod recorder;
 pub mod remote;
 pub mod util;
+pub mod wge;
 
 pub use app::Lab;
 pub use env::IframeEnv;
