@@ -5,3 +5,7 @@
 pub mod demo_import;
 pub mod constraint;
 pub mod induction;
+pub mod domnet_config;
+pub mod domnet;
+pub mod replay;
+pub mod neural;

@@ -1,0 +1,207 @@
+//! Every hyperparameter of WGE's neural policy in one place: DOMNet's sizes, the grouped replay's
+//! rules and the training constants, each with its source.
+//!
+//! "Code" is the authors' `stanfordnlp/wge` (`wob_policy.py`, `default-base.txt`), as
+//! `../shared/reference/reference-implementations.md` §2.5–2.6 records it; "§n"/"App. C" are
+//! sections of Liu et al., "Reinforcement Learning on Web Interfaces using Workflow-Guided
+//! Exploration" (ICLR 2018).
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct NeuralConfig {
+    // ---------------------------------------------------------------- DOMNet (code, §5, App. C)
+    /// Word vocabulary cap, `<unk>` and `<pad>` included. The code uses frozen GloVe vectors,
+    /// which this lab cannot download: words get learned embeddings, grown online up to this cap.
+    pub word_vocab: usize,
+    /// Word embedding size (the code's GloVe-100d).
+    pub word_dim: usize,
+    /// Most words of one text read by the encoder (longer texts keep their first words; the
+    /// code reads whole strings, but MiniWoB element texts are short).
+    pub max_text_words: usize,
+    /// BiLSTM units per direction of the text encoder (code: 32, so a text is 64-d and a field
+    /// [key ; value] 128-d).
+    pub lstm_hidden: usize,
+    /// Tag vocabulary cap and embedding size (code: tag 16).
+    pub tag_vocab: usize,
+    pub tag_dim: usize,
+    /// Class-string vocabulary cap and embedding size (code: the whole class string as one token,
+    /// 16-d).
+    pub class_vocab: usize,
+    pub class_dim: usize,
+    /// Value embedding (code: 16-d over {true, false, none, ""}; ours adds "non-empty text").
+    pub value_dim: usize,
+    /// Tampered embedding (code: 8-d).
+    pub tampered_dim: usize,
+    /// left/top are divided by this (code: 160, the task area's width).
+    pub position_scale: f32,
+    /// Field buckets of the alignment embedding and its size (code: a learned 128-d vector for
+    /// each of 20 field buckets whose value contains the element's text).
+    pub align_buckets: usize,
+    pub align_dim: usize,
+    /// Spatial neighbours lie within this many pixels (code and §5: 30).
+    pub neighbour_px: f32,
+    /// Tree-neighbour depths k: elements whose lowest common ancestor is at depth ≥ k (code and
+    /// §5: 3, 4, 5, 6), one 64-d projection each (code: 64).
+    pub tree_depths: Vec<usize>,
+    pub tree_dim: usize,
+    /// Attention size of every v·tanh(W_h H + W_s s) attention (code: 64).
+    pub attn_dim: usize,
+    /// Sentinel-attention heads over the fields and DOM-attention heads over the elements (App.
+    /// C: 2 and 2).
+    pub goal_heads: usize,
+    pub dom_heads: usize,
+    /// The chosen element's context, ReLU(Linear → 96) (code: 96).
+    pub ctx_dim: usize,
+
+    // ---------------------------------------------------------------- grouped replay (code §2.6)
+    /// Episodes kept per group of field keys; the oldest goes first (code: 1000).
+    pub replay_group_capacity: usize,
+    /// A group is sampled only once it holds this many (code: 100).
+    pub replay_min_group: usize,
+    /// Episodes per replay gradient step, groups drawn uniformly (code: 5).
+    pub replay_batch: usize,
+    /// Only episodes with this return enter the buffer (code: return == 1).
+    pub replay_return: f64,
+
+    // ---------------------------------------------------------------- training (code §2.6)
+    /// Every this many exploration episodes ... (code: every 5 steps)
+    pub replay_every: usize,
+    /// ... this many replay gradient steps (code: 30).
+    pub replay_steps: usize,
+    /// Loss −Σ_t log π(a_t|s_t)·(G − baseline), with γ = 1 (code: baseline 0.1). The code's
+    /// constant baseline stands in for the paper's A2C critic (§5), which is not built here.
+    pub baseline: f64,
+    /// Discount of the return G (code: 1).
+    pub gamma: f64,
+    /// Adam learning rate (code: 1e-3) and epsilon (PyTorch's default, the code's).
+    pub learning_rate: f64,
+    pub adam_epsilon: f32,
+    /// Episodes are cut after this many steps (code: 10 steps per episode).
+    pub max_episode_steps: u32,
+    /// Seed of parameter init and of the policy's and replay's sampling.
+    pub seed: u64,
+}
+
+impl Default for NeuralConfig {
+    fn default() -> Self {
+        NeuralConfig {
+            word_vocab: 2000,
+            word_dim: 100,
+            max_text_words: 8,
+            lstm_hidden: 32,
+            tag_vocab: 100,
+            tag_dim: 16,
+            class_vocab: 100,
+            class_dim: 16,
+            value_dim: 16,
+            tampered_dim: 8,
+            position_scale: 160.0,
+            align_buckets: 20,
+            align_dim: 128,
+            neighbour_px: 30.0,
+            tree_depths: vec![3, 4, 5, 6],
+            tree_dim: 64,
+            attn_dim: 64,
+            goal_heads: 2,
+            dom_heads: 2,
+            ctx_dim: 96,
+            replay_group_capacity: 1000,
+            replay_min_group: 100,
+            replay_batch: 5,
+            replay_return: 1.0,
+            replay_every: 5,
+            replay_steps: 30,
+            baseline: 0.1,
+            gamma: 1.0,
+            learning_rate: 1e-3,
+            adam_epsilon: 1e-8,
+            max_episode_steps: 10,
+            seed: 1,
+        }
+    }
+}
+
+/// Colours are RGBA in [0, 1]: 4 numbers each for the foreground and the background (code).
+pub const COLOUR_DIMS: usize = 8;
+/// left/160 and top/160 (code).
+pub const POSITION_DIMS: usize = 2;
+/// Value categories: none, unchecked, checked, empty text, non-empty text.
+pub const VALUE_KINDS: usize = 5;
+
+impl NeuralConfig {
+    /// A text's encoding: the BiLSTM's two final states (code: 64).
+    pub fn text_dim(&self) -> usize {
+        2 * self.lstm_hidden
+    }
+    /// A goal unit, [key ; value] (code: 128).
+    pub fn field_dim(&self) -> usize {
+        2 * self.text_dim()
+    }
+    /// The base embedding (code: 130 = text 64 + tag 16 + value 16 + tampered 8 + classes 16 +
+    /// left, top + fg and bg RGBA).
+    pub fn base_dim(&self) -> usize {
+        self.text_dim() + self.tag_dim + self.value_dim + self.tampered_dim + self.class_dim + POSITION_DIMS + COLOUR_DIMS
+    }
+    /// Base plus alignment (code: 130 + 128 = 258).
+    pub fn aligned_dim(&self) -> usize {
+        self.base_dim() + self.align_dim
+    }
+    /// The higher-order element embedding (code: 772 = 258 + 258 spatial + 4 × 64 tree).
+    pub fn element_dim(&self) -> usize {
+        2 * self.aligned_dim() + self.tree_depths.len() * self.tree_dim
+    }
+
+    pub fn validate(&self) -> Result<(), String> {
+        let positive = [
+            ("word_vocab", self.word_vocab),
+            ("word_dim", self.word_dim),
+            ("max_text_words", self.max_text_words),
+            ("lstm_hidden", self.lstm_hidden),
+            ("tag_vocab", self.tag_vocab),
+            ("class_vocab", self.class_vocab),
+            ("align_buckets", self.align_buckets),
+            ("attn_dim", self.attn_dim),
+            ("goal_heads", self.goal_heads),
+            ("dom_heads", self.dom_heads),
+            ("ctx_dim", self.ctx_dim),
+            ("replay_group_capacity", self.replay_group_capacity),
+            ("replay_batch", self.replay_batch),
+            ("replay_every", self.replay_every),
+        ];
+        if let Some((name, _)) = positive.iter().find(|(_, v)| *v == 0) {
+            return Err(format!("neural policy config: {name} must be at least 1"));
+        }
+        if self.word_vocab < 3 || self.tag_vocab < 3 || self.class_vocab < 3 {
+            return Err("neural policy config: vocabularies need room beyond <unk> and <pad>".into());
+        }
+        if self.replay_min_group > self.replay_group_capacity {
+            return Err(format!(
+                "neural policy config: a group must be sampleable: replay_min_group {} exceeds replay_group_capacity {}",
+                self.replay_min_group, self.replay_group_capacity
+            ));
+        }
+        if !(self.learning_rate > 0.0 && self.learning_rate.is_finite()) {
+            return Err(format!("neural policy config: learning_rate must be a positive number, not {}", self.learning_rate));
+        }
+        if !(0.0..=1.0).contains(&self.gamma) {
+            return Err(format!("neural policy config: gamma must lie in [0, 1], not {}", self.gamma));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_sizes_are_the_codes() {
+        let c = NeuralConfig::default();
+        assert_eq!((c.text_dim(), c.field_dim(), c.base_dim(), c.aligned_dim(), c.element_dim()), (64, 128, 130, 258, 772));
+        c.validate().unwrap();
+        assert!(NeuralConfig { replay_min_group: 2000, ..c.clone() }.validate().is_err());
+        assert!(NeuralConfig { ctx_dim: 0, ..c }.validate().is_err());
+    }
+}

@@ -1,0 +1,537 @@
+//! Training WGE's neural policy (§5 of Liu et al., 2018; reference-implementations.md §2.6):
+//! the workflow policy's episodes enter the grouped replay (successes only), and every
+//! `replay_every` exploration episodes DOMNet takes `replay_steps` gradient steps on
+//! `replay_batch` replayed episodes each, with loss −Σ_t log π(a_t|s_t)·(G_t − baseline), γ = 1;
+//! its own on-policy episodes get the same REINFORCE update, and its successes are replayed too.
+
+use burn::module::{Module, ModuleVisitor, Param};
+use burn::optim::GradientsParams;
+use burn::prelude::*;
+
+use crate::env::{Action, Environment, Observation, TaskSpec};
+use crate::learn::adam::Adam;
+use crate::learn::checkpoint::{self, CheckpointError, Kind, Precision};
+use crate::learn::vocab::Vocab;
+use crate::learn::{Agent, Counters};
+use crate::rng::Rng;
+
+use super::domnet::{DomNet, DomNetAction, DomNetInput, DomNetOut, DomNetVocabs, featurize, log_prob};
+use super::domnet_config::NeuralConfig;
+use super::replay::{GroupedReplay, ReplayEpisode};
+
+pub const KIND: Kind = Kind { magic: b"WLDOMNET", name: "DOMNet", oldest: 1, newest: 1 };
+
+/// One decision of the neural policy, with the distributions it came from (as probabilities).
+#[derive(Clone, Debug)]
+pub struct NeuralDecision {
+    pub action: Action,
+    pub indices: DomNetAction,
+    /// log π(action | state).
+    pub log_prob: f32,
+    /// p(element) for each of the state's elements, in [`DomNetInput::refs`] order.
+    pub p_elem: Vec<f32>,
+}
+
+/// What one gradient step saw.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct UpdateStats {
+    pub loss: f32,
+    /// Steps of the episodes in the update that DOMNet could represent (a typed text that is no
+    /// field value, for one, it cannot).
+    pub steps: usize,
+    pub skipped_steps: usize,
+}
+
+/// Parameter init draws from the backend's process-wide generator: hold this while seeding and
+/// initialising so concurrent agents cannot interleave their draws.
+static INIT_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+struct Touch;
+impl ModuleVisitor for Touch {
+    fn visit_float<const D: usize>(&mut self, p: &Param<Tensor<D>>) {
+        let _ = p.val();
+    }
+}
+
+pub struct NeuralPolicy {
+    pub cfg: NeuralConfig,
+    pub vocabs: DomNetVocabs,
+    pub counters: Counters,
+    model: Option<DomNet>,
+    optim: Adam,
+    replay: GroupedReplay,
+    rng: Rng,
+    /// Exploration episodes since the last round of replay updates.
+    since_replay: usize,
+}
+
+async fn read<const D: usize>(t: Tensor<D>) -> Result<Vec<f32>, String> {
+    let data = t.into_data_async().await.map_err(|e| format!("reading a tensor failed: {e:?}"))?;
+    data.try_into_vec_as::<f32>().map_err(|e| format!("unexpected tensor data: {e:?}"))
+}
+
+fn argmax(v: &[f32]) -> usize {
+    v.iter().enumerate().fold((0, f32::NEG_INFINITY), |best, (i, &x)| if x > best.1 { (i, x) } else { best }).0
+}
+
+/// Index drawn from log-probabilities.
+fn draw(rng: &mut Rng, logp: &[f32]) -> usize {
+    let u = rng.next_f64();
+    let mut acc = 0.0;
+    for (i, &l) in logp.iter().enumerate() {
+        acc += (l as f64).exp();
+        if u < acc {
+            return i;
+        }
+    }
+    argmax(logp)
+}
+
+impl NeuralPolicy {
+    /// A fresh policy training on `device` (an autodiff device, e.g. `Device::flex().autodiff()`).
+    pub fn new(cfg: NeuralConfig, device: &Device) -> Result<Self, String> {
+        cfg.validate()?;
+        let model = {
+            let _guard = INIT_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+            device.seed(cfg.seed);
+            let model = DomNet::new(&cfg, device);
+            model.visit(&mut Touch);
+            model
+        };
+        Ok(Self::assemble(cfg.clone(), DomNetVocabs::new(&cfg), model))
+    }
+
+    fn assemble(cfg: NeuralConfig, vocabs: DomNetVocabs, model: DomNet) -> Self {
+        NeuralPolicy {
+            optim: Adam::new(cfg.adam_epsilon, None),
+            replay: GroupedReplay::new(&cfg),
+            rng: Rng::new(cfg.seed ^ 0xd0_11e7),
+            since_replay: 0,
+            counters: Counters::default(),
+            model: Some(model),
+            vocabs,
+            cfg,
+        }
+    }
+
+    pub fn model(&self) -> &DomNet {
+        self.model.as_ref().expect("model present between calls")
+    }
+
+    pub fn replay(&self) -> &GroupedReplay {
+        &self.replay
+    }
+
+    pub fn featurize(&mut self, obs: &Observation) -> DomNetInput {
+        featurize(&mut self.vocabs, obs, &self.cfg)
+    }
+
+    /// The policy's action in `obs`: sampled (exploration, on-policy training) or, with `greedy`,
+    /// the most likely element, mode and field (evaluation). `None` on a page with nothing to act on.
+    pub async fn act(&mut self, obs: &Observation, greedy: bool) -> Result<Option<NeuralDecision>, String> {
+        let x = self.featurize(obs);
+        if !x.actionable.iter().any(|&a| a) {
+            return Ok(None);
+        }
+        let out = self.model().valid().forward(&x);
+        let (elem, mode, field) = (read(out.elem).await?, read(out.mode).await?, read(out.field).await?);
+        let f = x.fields.len();
+        let e = if greedy { argmax(&elem) } else { draw(&mut self.rng, &elem) };
+        let m = &mode[2 * e..2 * e + 2];
+        let typed = if greedy { argmax(m) } else { draw(&mut self.rng, m) } == 1;
+        let fl = &field[f * e..f * e + f];
+        let typed = typed.then(|| if greedy { argmax(fl) } else { draw(&mut self.rng, fl) });
+        let indices = DomNetAction { elem: e, typed };
+        let log_prob = elem[e] + m[typed.is_some() as usize] + typed.map_or(0.0, |i| fl[i]);
+        Ok(Some(NeuralDecision {
+            action: indices.to_action(&x),
+            indices,
+            log_prob,
+            p_elem: elem.iter().map(|l| l.exp()).collect(),
+        }))
+    }
+
+    /// log π(action | obs), or `None` when DOMNet cannot take that action there.
+    pub async fn log_prob(&mut self, obs: &Observation, action: &Action) -> Result<Option<f32>, String> {
+        let x = self.featurize(obs);
+        let Some(a) = DomNetAction::from_action(action, &x) else { return Ok(None) };
+        let out: DomNetOut = self.model().valid().forward(&x);
+        Ok(Some(read(log_prob(&out, a)).await?[0]))
+    }
+
+    /// One gradient step of −(1/|episodes|) Σ_episodes Σ_t log π(a_t|s_t)·(G_t − baseline), G_t
+    /// the discounted return from t (γ = 1: the episode's return). Steps DOMNet cannot represent
+    /// are left out and counted. A loss or gradient that is not finite is refused and changes
+    /// nothing.
+    pub async fn update(&mut self, episodes: &[&ReplayEpisode]) -> Result<Option<UpdateStats>, String> {
+        let cfg = self.cfg.clone();
+        let mut terms: Vec<Tensor<1>> = Vec::new();
+        let mut skipped = 0;
+        let model = self.model.take().expect("model");
+        for ep in episodes {
+            let t_end = ep.steps.len();
+            for (t, (obs, action)) in ep.steps.iter().enumerate() {
+                let x = featurize(&mut self.vocabs, obs, &cfg);
+                let Some(a) = DomNetAction::from_action(action, &x) else {
+                    skipped += 1;
+                    continue;
+                };
+                // The only reward comes at the end: G_t = γ^(T−1−t)·R.
+                let g = cfg.gamma.powi((t_end - 1 - t) as i32) * ep.ret;
+                terms.push(log_prob(&model.forward(&x), a) * (-(g - cfg.baseline) / episodes.len() as f64));
+            }
+        }
+        if terms.is_empty() {
+            self.model = Some(model);
+            return Ok(None);
+        }
+        let steps = terms.len();
+        let loss = Tensor::cat(terms, 0).sum();
+        let grads = GradientsParams::from_grads(loss.clone().backward(), &model);
+        let value = match read(loss.detach().reshape([1])).await {
+            Ok(v) => v[0],
+            Err(e) => {
+                self.model = Some(model);
+                return Err(e);
+            }
+        };
+        if !value.is_finite() {
+            self.model = Some(model);
+            return Err(format!("the neural policy's loss is {value}; the update was refused and the weights are as they were"));
+        }
+        self.model = Some(self.optim.step(cfg.learning_rate, model, grads));
+        self.counters.updates += 1;
+        Ok(Some(UpdateStats { loss: value, steps, skipped_steps: skipped }))
+    }
+
+    /// An episode of the workflow policy's exploration: a success goes to the replay, and every
+    /// `replay_every` episodes, once a group is ready, `replay_steps` replay updates follow.
+    /// Returns their stats.
+    pub async fn observe_exploration(&mut self, episode: ReplayEpisode) -> Result<Vec<UpdateStats>, String> {
+        self.counters.episodes += 1;
+        self.counters.env_steps += episode.steps.len() as u64;
+        let _ = self.replay.push(episode);
+        self.since_replay += 1;
+        if self.since_replay < self.cfg.replay_every {
+            return Ok(Vec::new());
+        }
+        self.since_replay = 0;
+        self.replay_updates().await
+    }
+
+    /// `replay_steps` updates on `replay_batch` replayed episodes each (none before a group is ready).
+    pub async fn replay_updates(&mut self) -> Result<Vec<UpdateStats>, String> {
+        let mut stats = Vec::new();
+        if !self.replay.ready() {
+            return Ok(stats);
+        }
+        for _ in 0..self.cfg.replay_steps {
+            let batch: Vec<ReplayEpisode> = self.replay.sample(self.cfg.replay_batch).into_iter().cloned().collect();
+            let refs: Vec<&ReplayEpisode> = batch.iter().collect();
+            if let Some(s) = self.update(&refs).await? {
+                stats.push(s);
+            }
+        }
+        Ok(stats)
+    }
+
+    /// Runs one episode with the neural policy (sampled, or greedy for evaluation), stepping the
+    /// page until it ends or `max_episode_steps` pass. Returns the episode with its raw reward as
+    /// the return (an episode cut by the cap returns 0).
+    pub async fn run_episode<E: Environment>(
+        &mut self,
+        env: &mut E,
+        task: &TaskSpec,
+        seed: u32,
+        greedy: bool,
+    ) -> Result<ReplayEpisode, String> {
+        let mut obs = env.reset(task, seed).await.map_err(|e| e.to_string())?;
+        let mut steps = Vec::new();
+        let mut ret = 0.0;
+        for _ in 0..self.cfg.max_episode_steps {
+            let Some(d) = self.act(&obs, greedy).await? else { break };
+            let step = env.step(&d.action).await.map_err(|e| e.to_string())?;
+            steps.push((obs, d.action));
+            obs = step.observation;
+            if step.done {
+                ret = step.raw_reward;
+                break;
+            }
+        }
+        Ok(ReplayEpisode::new(steps, ret))
+    }
+
+    /// On-policy training: one sampled episode, its REINFORCE update, and the episode to the
+    /// replay when it succeeded. Returns the episode's return and the update's stats.
+    pub async fn train_on_policy<E: Environment>(
+        &mut self,
+        env: &mut E,
+        task: &TaskSpec,
+        seed: u32,
+    ) -> Result<(f64, Option<UpdateStats>), String> {
+        let ep = self.run_episode(env, task, seed, false).await?;
+        self.counters.episodes += 1;
+        self.counters.env_steps += ep.steps.len() as u64;
+        let stats = if ep.steps.is_empty() { None } else { self.update(&[&ep]).await? };
+        let ret = ep.ret;
+        let _ = self.replay.push(ep);
+        Ok((ret, stats))
+    }
+
+    /// The greedy policy's success rate (raw reward 1) over `seeds`.
+    pub async fn evaluate<E: Environment>(&mut self, env: &mut E, task: &TaskSpec, seeds: impl Iterator<Item = u32>) -> Result<f64, String> {
+        let (mut wins, mut n) = (0, 0);
+        for seed in seeds {
+            wins += (self.run_episode(env, task, seed, true).await?.ret >= 1.0) as u32;
+            n += 1;
+        }
+        Ok(if n == 0 { 0.0 } else { wins as f64 / n as f64 })
+    }
+
+    /// Restores a policy saved by [`Agent::checkpoint`] onto `device`.
+    pub fn from_checkpoint(bytes: &[u8], device: &Device) -> Result<Self, CheckpointError> {
+        let parts = checkpoint::read(&KIND, bytes)?;
+        let header: Header = serde_json::from_slice(parts.header).map_err(|e| CheckpointError::Corrupt(format!("bad header: {e}")))?;
+        header.config.validate().map_err(CheckpointError::Mismatch)?;
+        let cfg = header.config.clone();
+        let model = checkpoint::load_record(|d| DomNet::new(&cfg, d), parts.record, false, device)?;
+        let mut vocabs = DomNetVocabs { words: header.words, tags: header.tags, classes: header.classes };
+        for v in [&mut vocabs.words, &mut vocabs.tags, &mut vocabs.classes] {
+            v.reindex();
+        }
+        let mut policy = Self::assemble(header.config, vocabs, model);
+        policy.counters = header.counters;
+        Ok(policy)
+    }
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Header {
+    config: NeuralConfig,
+    words: Vocab,
+    tags: Vocab,
+    classes: Vocab,
+    counters: Counters,
+    trained_on: Vec<String>,
+}
+
+impl Agent for NeuralPolicy {
+    fn kind(&self) -> &'static str {
+        "DOMNet"
+    }
+    fn counters(&self) -> Counters {
+        self.counters
+    }
+    /// Always full precision: the weights are written exactly (Half is not offered for DOMNet).
+    async fn checkpoint(&self, trained_on: &[String], _precision: Precision) -> Result<Vec<u8>, String> {
+        let cfg = self.cfg.clone();
+        let record = checkpoint::record_bytes(self.model(), |d| DomNet::new(&cfg, d), Precision::Full).await?;
+        let header = Header {
+            config: self.cfg.clone(),
+            words: self.vocabs.words.clone(),
+            tags: self.vocabs.tags.clone(),
+            classes: self.vocabs.classes.clone(),
+            counters: self.counters,
+            trained_on: trained_on.to_vec(),
+        };
+        let header = serde_json::to_vec(&header).map_err(|e| e.to_string())?;
+        Ok(checkpoint::write(&KIND, &header, &record))
+    }
+    async fn optimizer_state(&self) -> Result<Option<Vec<u8>>, String> {
+        if self.optim.is_empty() {
+            return Ok(None);
+        }
+        self.optim.save(self.model()).await.map(Some)
+    }
+    fn load_optimizer_state(&mut self, bytes: &[u8]) -> Result<(), String> {
+        let model = self.model.as_ref().expect("model");
+        self.optim.load(model, bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::env::{Field, Instruction};
+    use crate::sim::{SIM_TASKS, SimEnv};
+    use crate::util::block_on;
+
+    fn small() -> NeuralConfig {
+        NeuralConfig { word_dim: 16, replay_min_group: 1, ..NeuralConfig::default() }
+    }
+
+    /// The simulator's tasks solved from the observation, as the live tasks' scripted oracles
+    /// solve theirs: type the target into an empty field, then Submit; or click the named button.
+    fn sim_oracle(obs: &Observation) -> Option<Action> {
+        let target = obs.instruction.field("target")?;
+        if let Some(input) = obs.dom.nodes.iter().find(|n| n.tag == "INPUT_text") {
+            if input.value.as_text() != Some(target) {
+                return Some(Action::Type(input.r#ref, target.to_string()));
+            }
+            return obs.dom.nodes.iter().find(|n| n.text == "Submit").map(|n| Action::Click(n.r#ref));
+        }
+        obs.dom.nodes.iter().find(|n| n.tag == "BUTTON" && n.text == target).map(|n| Action::Click(n.r#ref))
+    }
+
+    fn oracle_episode(env: &mut SimEnv, task: &str, seed: u32) -> ReplayEpisode {
+        let mut obs = block_on(env.reset(&SimEnv::spec(task), seed)).unwrap();
+        let mut steps = Vec::new();
+        loop {
+            let a = sim_oracle(&obs).expect("the oracle always has an action");
+            let s = block_on(env.step(&a)).unwrap();
+            steps.push((obs, a));
+            obs = s.observation;
+            if s.done {
+                return ReplayEpisode::new(steps, s.raw_reward);
+            }
+        }
+    }
+
+    fn fixed_obs() -> Observation {
+        let mut env = SimEnv::new(Some(10));
+        block_on(env.reset(&SimEnv::spec("sim-type"), 3)).unwrap()
+    }
+
+    #[test]
+    fn features_follow_the_page() {
+        let cfg = NeuralConfig::default();
+        let mut v = DomNetVocabs::new(&cfg);
+        let obs = fixed_obs();
+        let x = featurize(&mut v, &obs, &cfg);
+        let leaves = obs.dom.nodes.iter().filter(|n| n.children.is_empty()).count();
+        assert_eq!(x.n(), leaves);
+        assert_eq!(x.field_values, vec![obs.instruction.field("target").unwrap().to_string()]);
+        let input = x.refs.iter().position(|&r| obs.dom.get(r).unwrap().tag == "INPUT_text").unwrap();
+        assert!(x.typable[input]);
+        let submit = x.refs.iter().position(|&r| obs.dom.get(r).unwrap().text == "Submit").unwrap();
+        assert!(!x.typable[submit] && x.actionable[submit]);
+        // The simulator's rows are 14 px apart, 12 px high: the next row is within 30 px.
+        let n = x.n();
+        assert!(x.spatial[input * n..input * n + n].iter().any(|&w| w > 0.0));
+        // Leaves share the area DIV (depth 1) as lowest ancestor: no tree neighbours at k ≥ 3.
+        assert!(x.tree.iter().all(|m| m.iter().all(|&w| w == 0.0)));
+    }
+
+    #[test]
+    fn distributions_have_the_states_shape_and_sum_to_one() {
+        let cfg = small();
+        let mut p = NeuralPolicy::new(cfg.clone(), &Device::flex()).unwrap();
+        let obs = fixed_obs();
+        let x = p.featurize(&obs);
+        let out = p.model().forward(&x);
+        let n = x.n();
+        assert_eq!(out.elem.dims(), [n]);
+        assert_eq!(out.mode.dims(), [n, 2]);
+        assert_eq!(out.field.dims(), [n, 1]);
+        let elem = out.elem.into_data().try_to_vec::<f32>().unwrap();
+        let total: f32 = elem.iter().map(|l| l.exp()).sum();
+        assert!((total - 1.0).abs() < 1e-4, "{total}");
+        let mode = out.mode.into_data().try_to_vec::<f32>().unwrap();
+        for e in 0..n {
+            let s = mode[2 * e].exp() + mode[2 * e + 1].exp();
+            assert!((s - 1.0).abs() < 1e-4);
+            if !x.typable[e] {
+                assert!(mode[2 * e + 1] < -1e6, "no typing into a non-field");
+            }
+        }
+    }
+
+    #[test]
+    fn the_log_prob_of_an_action_is_the_sampled_ones() {
+        let mut p = NeuralPolicy::new(small(), &Device::flex()).unwrap();
+        let obs = fixed_obs();
+        let mut typed = false;
+        for _ in 0..40 {
+            let d = block_on(p.act(&obs, false)).unwrap().unwrap();
+            let lp = block_on(p.log_prob(&obs, &d.action)).unwrap().unwrap();
+            assert!((lp - d.log_prob).abs() < 1e-4, "{lp} vs {}", d.log_prob);
+            typed |= d.indices.typed.is_some();
+        }
+        assert!(typed, "typing is sampled too");
+        // A text that is no field value cannot be typed by DOMNet.
+        let input = obs.dom.nodes.iter().find(|n| n.tag == "INPUT_text").unwrap().r#ref;
+        assert_eq!(block_on(p.log_prob(&obs, &Action::Type(input, "zzz".into()))).unwrap(), None);
+    }
+
+    #[test]
+    fn replayed_successes_lower_the_loss_until_the_greedy_policy_reproduces_them() {
+        let mut p = NeuralPolicy::new(small(), &Device::flex().autodiff()).unwrap();
+        let mut env = SimEnv::new(Some(10));
+        let eps: Vec<ReplayEpisode> = (0..4).map(|s| oracle_episode(&mut env, "sim-type", s)).collect();
+        let refs: Vec<&ReplayEpisode> = eps.iter().collect();
+        let first = block_on(p.update(&refs)).unwrap().unwrap();
+        let mut last = first;
+        for _ in 0..60 {
+            last = block_on(p.update(&refs)).unwrap().unwrap();
+        }
+        assert_eq!(first.steps, 8);
+        assert!(last.loss < first.loss * 0.1, "loss {} -> {}", first.loss, last.loss);
+        for ep in &eps {
+            for (obs, a) in &ep.steps {
+                assert_eq!(&block_on(p.act(obs, true)).unwrap().unwrap().action, a);
+            }
+        }
+    }
+
+    #[test]
+    fn a_type_of_a_field_value_round_trips_and_other_actions_are_refused() {
+        let cfg = NeuralConfig::default();
+        let mut v = DomNetVocabs::new(&cfg);
+        let obs = Observation {
+            instruction: Instruction::new("x", vec![Field { key: "target".into(), value: "ok".into() }]),
+            ..fixed_obs()
+        };
+        let x = featurize(&mut v, &obs, &cfg);
+        let input = obs.dom.nodes.iter().find(|n| n.tag == "INPUT_text").unwrap().r#ref;
+        let a = Action::Type(input, "ok".into());
+        assert_eq!(DomNetAction::from_action(&a, &x).unwrap().to_action(&x), a);
+        assert_eq!(DomNetAction::from_action(&Action::Select(input, "ok".into()), &x), None);
+        assert_eq!(DomNetAction::from_action(&Action::Click(999), &x), None);
+    }
+
+    /// WGE's neural half natively: 10 scripted-oracle episodes per simulator task stand in for
+    /// the workflow policy's successes; DOMNet trains from the replay (and on-policy), and the
+    /// greedy policy must then solve unseen seeds.
+    #[test]
+    fn domnet_trained_from_oracle_successes_solves_the_simulators_tasks() {
+        let cfg = NeuralConfig { replay_min_group: 10, seed: 7, ..NeuralConfig::default() };
+        let mut p = NeuralPolicy::new(cfg, &Device::flex().autodiff()).unwrap();
+        let mut env = SimEnv::new(Some(10));
+        for task in SIM_TASKS {
+            for seed in 0..10 {
+                // 10 episodes per task: two rounds of 30 replay steps each time replay_every is hit.
+                let ep = oracle_episode(&mut env, task, seed);
+                assert_eq!(ep.ret, 1.0);
+                block_on(p.observe_exploration(ep)).unwrap();
+            }
+        }
+        assert!(p.counters.updates >= 60, "{} updates", p.counters.updates);
+        for round in 0..20u32 {
+            for task in SIM_TASKS {
+                block_on(p.train_on_policy(&mut env, &SimEnv::spec(task), 100 + round)).unwrap();
+            }
+        }
+        for task in SIM_TASKS {
+            let success = block_on(p.evaluate(&mut env, &SimEnv::spec(task), 1000..1050)).unwrap();
+            assert!(success >= 0.9, "{task}: greedy success {success} on seeds 1000-1049");
+        }
+    }
+
+    #[test]
+    fn a_checkpoint_restores_the_same_policy() {
+        let mut p = NeuralPolicy::new(small(), &Device::flex().autodiff()).unwrap();
+        let mut env = SimEnv::new(Some(10));
+        let ep = oracle_episode(&mut env, "sim-type", 1);
+        block_on(p.update(&[&ep])).unwrap();
+        let bytes = block_on(p.checkpoint(&["sim-type".into()], Precision::Full)).unwrap();
+        let mut q = NeuralPolicy::from_checkpoint(&bytes, &Device::flex()).unwrap();
+        for (o, a) in &ep.steps {
+            let (x, y) = (block_on(p.log_prob(o, a)).unwrap().unwrap(), block_on(q.log_prob(o, a)).unwrap().unwrap());
+            assert!((x - y).abs() < 1e-5, "{x} vs {y}");
+        }
+        let mut bad = bytes.clone();
+        let k = bad.len() / 2;
+        bad[k] ^= 1;
+        assert!(NeuralPolicy::from_checkpoint(&bad, &Device::flex()).is_err());
+    }
+}
