@@ -313,6 +313,48 @@ impl DomQNetAgent {
         }
     }
 
+    /// DOM-Q-Net's factorized action for a page action someone else took in state `enc`: the
+    /// target's leaf, and for a typed text the goal token it equals. `None` when DOM-Q-Net could
+    /// not have taken it (the target is no leaf, the text is not exactly one goal token, a select).
+    pub fn dqn_action_of(enc: &Encoded, action: &Action) -> Option<DqnAction> {
+        let leaf = enc.leaf_refs.iter().position(|&r| r == action.target())? as u16;
+        match action {
+            Action::Click(_) => Some(DqnAction { leaf, token: 0, mode: Mode::Click }),
+            Action::Type(_, text) => {
+                let token = enc.goal_tokens.iter().position(|t| t == text)? as u16;
+                Some(DqnAction { leaf, token, mode: Mode::Type })
+            }
+            Action::Select(..) | Action::SetValue(..) => None,
+        }
+    }
+
+    /// Stores a step of an episode another policy played (the workflow policy's exploration, say)
+    /// in `actor`'s n-step window and the replay, exactly as [`Self::act`] with exploration and
+    /// then [`Self::observe`] store the agent's own: DOM-Q-Net learns off-policy from it. Use an
+    /// actor of its own for every such source, so its n-step windows never mix with the agent's
+    /// episodes. An action DOM-Q-Net could not take (see [`Self::dqn_action_of`]) ends the
+    /// actor's episode unstored (an n-step return across it would be wrong) and returns false.
+    pub fn observe_external(
+        &mut self,
+        actor: usize,
+        enc: &Encoded,
+        action: &Action,
+        reward: f64,
+        next: &Encoded,
+        done: bool,
+    ) -> Result<bool, String> {
+        let Some(a) = Self::dqn_action_of(enc, action) else {
+            self.abandon_episode(actor);
+            return Ok(false);
+        };
+        while self.actors.len() <= actor {
+            self.actors.push(Actor { nstep: NStep::new(self.cfg.n_step, self.cfg.gamma), pending: None });
+        }
+        self.actors[actor].pending = Some((Arc::new(enc.features.clone()), a));
+        self.observe(actor, reward, next, done)?;
+        Ok(true)
+    }
+
     pub fn ready_to_learn(&self) -> bool {
         self.replay.len() >= self.cfg.batch_size && self.counters.env_steps >= self.cfg.learning_starts as u64
     }
@@ -593,6 +635,38 @@ mod tests {
                 discount: 0.9,
             });
         }
+    }
+
+    #[test]
+    fn another_policys_episode_enters_the_replay_as_the_agents_own_would() {
+        let mut agent = DomQNetAgent::new(small(2), &Device::flex()).unwrap();
+        let mut env = SimEnv::new(None);
+        let obs = block_on(env.reset(&SimEnv::spec("sim-type"), 4)).unwrap();
+        let target = obs.instruction.field("target").unwrap().to_string();
+        let input = obs.dom.nodes.iter().find(|n| n.tag == "INPUT_text").unwrap().r#ref;
+        let submit = obs.dom.nodes.iter().find(|n| n.text == "Submit").unwrap().r#ref;
+        let typed = Action::Type(input, target.clone());
+        let s1 = block_on(env.step(&typed)).unwrap();
+        let s2 = block_on(env.step(&Action::Click(submit))).unwrap();
+        assert_eq!(s2.raw_reward, 1.0);
+        let (e0, e1, e2) = (agent.encode(&obs), agent.encode(&s1.observation), agent.encode(&s2.observation));
+        let a = DomQNetAgent::dqn_action_of(&e0, &typed).unwrap();
+        assert_eq!(env_action(&e0, a, true), typed, "the stored action is the one taken");
+        assert!(agent.observe_external(3, &e0, &typed, 0.0, &e1, false).unwrap());
+        assert!(agent.observe_external(3, &e1, &Action::Click(submit), 1.0, &e2, true).unwrap());
+        // Both steps are stored when the episode ends, the first with the final reward in its
+        // n-step return.
+        assert_eq!(agent.replay().len(), 2);
+        assert_eq!(agent.replay().get(0).action, a);
+        assert!((agent.replay().get(0).reward - 0.99).abs() < 1e-6 && agent.replay().get(1).reward == 1.0);
+        assert_eq!(agent.counters.env_steps, 2);
+
+        // A text that is no single goal token cannot be DOM-Q-Net's action: the episode is dropped.
+        let odd = Action::Type(input, format!("{target} {target}"));
+        assert_eq!(DomQNetAgent::dqn_action_of(&e0, &odd), None);
+        assert!(agent.observe_external(3, &e0, &Action::Click(submit), 0.0, &e1, false).unwrap());
+        assert!(!agent.observe_external(3, &e1, &odd, 0.0, &e2, false).unwrap());
+        assert_eq!(agent.replay().len(), 2, "the cut episode's first step is not stored either");
     }
 
     #[test]
