@@ -5,6 +5,8 @@
 
 use std::fmt;
 
+use serde::{Deserialize, Serialize};
+
 use crate::env::{Action, DomNode, Instruction, NodeRef, Observation, TEXT_TAG};
 use crate::rng::Rng;
 
@@ -13,7 +15,7 @@ use crate::rng::Rng;
 pub const NEAR_PX: f32 = 30.0;
 
 /// A string a constraint types or matches.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum StringSelector {
     /// A literal taken from the demonstration's page text.
     Literal(String),
@@ -24,7 +26,7 @@ pub enum StringSelector {
 }
 
 /// Which elements of the page a constraint speaks of.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ElementSetKind {
     /// Elements with this tag (compared without case: the authors lower-case tags).
     Tag(String),
@@ -50,7 +52,7 @@ pub enum ElementSetKind {
 
 /// An element set with an optional class filter: with `classes`, only elements sharing at least
 /// one of them are kept (the paper's `And(elementSet, Class(classes))`).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ElementSet {
     pub kind: ElementSetKind,
     pub classes: Option<Vec<String>>,
@@ -84,7 +86,7 @@ impl ElementSet {
 }
 
 /// A workflow step: a constraint on the next action.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Constraint {
     /// Click any leaf, non-text element of the set.
     Click(ElementSet),
@@ -94,6 +96,10 @@ pub enum Constraint {
     RandomType(ElementSet),
     /// Type the string into the focused element.
     TypeToken(StringSelector),
+    /// Choose the option reading the string in any leaf `<select>` of the set. Not in the
+    /// paper's language (MiniWoB++'s drop-downs were clicked open there); our action vocabulary
+    /// chooses options directly, so drop-down tasks (multi-layouts, choose-list) need it.
+    Select(ElementSet, StringSelector),
     /// End the episode.
     Terminate,
 }
@@ -231,6 +237,17 @@ impl<'a> ExecutionEnv<'a> {
                 let values: Vec<&str> = self.observation.instruction.fields.iter().map(|f| f.value.as_str()).collect();
                 leaf_fields(set)?.into_iter().flat_map(|r| values.iter().map(move |v| Action::Type(r, v.to_string()))).collect()
             }
+            Constraint::Select(set, s) => {
+                let want = self.string(s)?;
+                self.elements(set)?
+                    .into_iter()
+                    .filter(|&i| nodes[i].is_leaf() && nodes[i].tag == "SELECT")
+                    .filter_map(|i| {
+                        let option = nodes[i].options.iter().find(|o| o.trim().eq_ignore_ascii_case(want.trim()))?;
+                        Some(Action::Select(nodes[i].r#ref, option.clone()))
+                    })
+                    .collect()
+            }
             Constraint::TypeToken(s) => {
                 let focused = nodes.iter().find(|n| n.focused && n.accepts_text()).ok_or(ExecutionError::NoFocusedElement)?;
                 vec![Action::Type(focused.r#ref, self.string(s)?)]
@@ -247,6 +264,10 @@ impl<'a> ExecutionEnv<'a> {
                 leaf_refs(self, set).is_some_and(|refs| refs.contains(r))
                     && self.observation.dom.get(*r).is_some_and(DomNode::accepts_text)
             }
+            // Options are chosen by text or value, in any case (as the environment does).
+            (Constraint::Select(..), Action::Select(r, option)) => self.candidates(c).is_ok_and(|all| {
+                all.iter().any(|a| matches!(a, Action::Select(q, o) if q == r && o.trim().eq_ignore_ascii_case(option.trim())))
+            }),
             (Constraint::Terminate, _) => false,
             _ => self.candidates(c).is_ok_and(|all| all.contains(action)),
         }
@@ -314,6 +335,7 @@ impl fmt::Display for Constraint {
             Constraint::Type(e, s) => write!(f, "Type({e}, {s})"),
             Constraint::RandomType(e) => write!(f, "RandomType({e})"),
             Constraint::TypeToken(s) => write!(f, "TypeToken({s})"),
+            Constraint::Select(e, s) => write!(f, "Select({e}, {s})"),
             Constraint::Terminate => write!(f, "Terminate"),
         }
     }
@@ -366,6 +388,7 @@ impl Constraint {
             Constraint::Type(e, s) => format!("type {} into {}", s.describe(instruction), e.describe(instruction)),
             Constraint::RandomType(e) => format!("type any goal value into {}", e.describe(instruction)),
             Constraint::TypeToken(s) => format!("type {} into the focused element", s.describe(instruction)),
+            Constraint::Select(e, s) => format!("choose {} in {}", s.describe(instruction), e.describe(instruction)),
             Constraint::Terminate => "stop".to_string(),
         }
     }

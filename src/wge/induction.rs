@@ -5,6 +5,8 @@
 
 use std::collections::{BTreeMap, HashSet};
 
+use serde::{Deserialize, Serialize};
+
 use crate::demo::DemoStep;
 use crate::env::{Action, DomGraph, DomNode, NodeRef, NodeValue, Observation};
 
@@ -12,7 +14,7 @@ use super::constraint::{Constraint, ElementSet, ElementSetKind, ExecutionEnv, St
 
 /// The induction's bounds, as the authors' `chunk-shortcut` parser sets them
 /// (reference-implementations.md §2.3).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct InductionConfig {
     /// An empty DOM diff from step i to any j ≤ i + this adds a skip edge i → j.
     pub max_skip: usize,
@@ -30,7 +32,7 @@ impl Default for InductionConfig {
 }
 
 /// What an edge of the lattice does.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum EdgeKind {
     /// Advance the cursor without acting (the demonstrated actions in between changed nothing).
     Skip,
@@ -39,7 +41,7 @@ pub enum EdgeKind {
     Act(Vec<Constraint>),
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LatticeEdge {
     pub from: usize,
     pub to: usize,
@@ -47,7 +49,7 @@ pub struct LatticeEdge {
 }
 
 /// The workflow lattice of one demonstration: vertices `0..=steps`, edges forward only.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WorkflowLattice {
     pub steps: usize,
     pub edges: Vec<LatticeEdge>,
@@ -246,6 +248,23 @@ fn page_strings(obs: &Observation, max_ngram: usize) -> Vec<String> {
     out
 }
 
+/// The goal strings that read `text`: the fields holding it (sorted by key), or, for a goal given
+/// only as an utterance, the shortest token spans that spell it.
+fn typed_strings(obs: &Observation, text: &str) -> Vec<StringSelector> {
+    let ins = &obs.instruction;
+    let same = |a: &str| a.trim().eq_ignore_ascii_case(text.trim());
+    if !ins.fields.is_empty() {
+        return ins.fields.iter().enumerate().filter(|(_, f)| same(&f.value)).map(|(i, _)| StringSelector::Field(i)).collect();
+    }
+    let n = ins.tokens.len();
+    (1..=n)
+        .flat_map(|len| (0..=n - len).map(move |start| (start, start + len)))
+        .filter(|&(start, end)| ins.tokens[start..end].join(" ") == text)
+        .map(|(start, end)| StringSelector::Utterance { start, end })
+        .take(1)
+        .collect()
+}
+
 /// Every workflow step of the induction's grammar that allows `action` on `obs`: Click(E),
 /// Type(E, field) and RandomType(E) over E = Tag(t), Like(s), Exact(s) for the page's tags and
 /// strings (literals and field values), and one level of Near/SameRow/SameCol over those, both
@@ -257,6 +276,14 @@ pub fn consistent_programs(obs: &Observation, action: &Action, config: &Inductio
     let fields = &obs.instruction.fields;
     let mut strings: Vec<StringSelector> = page_strings(obs, config.max_ngram).into_iter().map(StringSelector::Literal).collect();
     strings.extend((0..fields.len()).map(StringSelector::Field));
+    // A goal given only as an utterance: its 1- to max_ngram-token spans stand where field
+    // values would (the authors' UtteranceSelector).
+    let tokens = &obs.instruction.tokens;
+    if fields.is_empty() {
+        for len in 1..=config.max_ngram.min(tokens.len()) {
+            strings.extend((0..=tokens.len() - len).map(|start| StringSelector::Utterance { start, end: start + len }));
+        }
+    }
 
     let mut tags: Vec<&str> = obs.dom.nodes.iter().map(|n| n.tag.as_str()).collect();
     tags.sort();
@@ -308,15 +335,22 @@ pub fn consistent_programs(obs: &Observation, action: &Action, config: &Inductio
         match action {
             Action::Click(_) => programs.push(Constraint::Click(set)),
             Action::Type(_, text) => {
-                for (i, f) in fields.iter().enumerate() {
-                    if &f.value == text {
-                        programs.push(Constraint::Type(set.clone(), StringSelector::Field(i)));
-                    }
+                for s in typed_strings(obs, text) {
+                    programs.push(Constraint::Type(set.clone(), s));
                 }
                 programs.push(Constraint::RandomType(set));
             }
-            // Choosing an option has no constraint in the paper's language.
-            Action::Select(..) | Action::SetValue(..) => {}
+            // Not in the paper's language (see Constraint::Select): the option by the goal
+            // string that names it, or by its own text.
+            Action::Select(_, option) => {
+                let mut named = typed_strings(obs, option);
+                named.push(StringSelector::Literal(option.clone()));
+                for s in named {
+                    programs.push(Constraint::Select(set.clone(), s));
+                }
+            }
+            // gMiniWoB's set-value action has no workflow step: its tasks have no demonstrations.
+            Action::SetValue(..) => {}
         }
     }
     programs.retain(|p| env.consistent(p, action));

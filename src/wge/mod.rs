@@ -1,10 +1,14 @@
 //! Workflow-guided exploration (Liu, Guu, Pasupat, Shi & Liang, ICLR 2018): demonstrations in
-//! the published format, the constraint language workflows are written in, and workflow
-//! induction from demonstrations (reference-implementations.md §2).
+//! the published format, the constraint language workflows are written in, workflow induction
+//! from demonstrations, and the workflow policy that explores with them
+//! (reference-implementations.md §2).
 
 pub mod demo_import;
 pub mod constraint;
 pub mod induction;
+pub mod config;
+pub mod policy;
+pub mod explore;
 pub mod domnet_config;
 pub mod domnet;
 pub mod replay;
