@@ -101,7 +101,18 @@ export function initDesign(ctx) {
 
   // ------------------------------------------------------------------ the design
 
+  // The design as it was opened, kept while the composition is unchanged: a site's ids (the k-th
+  // occurrence of a primitive) and its profile follow the order of the entries across pages,
+  // which the per-page lists lose, so an opened design (a share link, a generated one) renders
+  // as given. Any edit makes it a new design, in page order.
+  let opened = null; // {key: the composition it gave, design}
+  const compositionKey = () => JSON.stringify(pages);
+
   function designObject() {
+    if (opened && opened.key === compositionKey()) {
+      const d = opened.design;
+      return { number_of_pages: d.number_of_pages, action: [...d.action], action_page: [...d.action_page] };
+    }
     const action = [], action_page = [];
     pages.forEach((list, p) => list.forEach((i) => { action.push(i); action_page.push(p); }));
     return { number_of_pages: pages.length, action, action_page };
@@ -117,10 +128,16 @@ export function initDesign(ctx) {
     const where = d.action_page || [];
     const count = Math.max(1, d.number_of_pages || 0, ...where.map((p) => p + 1));
     pages = Array.from({ length: count }, () => []);
+    const kept = { number_of_pages: count, action: [], action_page: [] };
     action.forEach((a, k) => {
       const p = typeof a === 'number' ? byIndex.get(a) : byName.get(a);
-      if (p && !pages[where[k]].includes(p.index)) pages[where[k]].push(p.index);
+      if (p && !pages[where[k]].includes(p.index)) {
+        pages[where[k]].push(p.index);
+        kept.action.push(p.index);
+        kept.action_page.push(where[k]);
+      }
     });
+    opened = { key: compositionKey(), design: kept };
     selected = 0;
   }
 
@@ -693,7 +710,7 @@ export function initDesign(ctx) {
       }
       const problem = nameProblem(String(t.name || ''));
       if (problem) throw new Error(`this share link cannot be opened: ${problem.toLowerCase()}`);
-      const before = { pages, selected, name: $('design-name').value, extras };
+      const before = { pages, selected, name: $('design-name').value, extras, opened };
       const keep = {};
       if (t.values !== undefined) keep.values = t.values;
       if (t.reward !== undefined) keep.reward = t.reward;
@@ -707,7 +724,7 @@ export function initDesign(ctx) {
       try {
         await render({ strict: true });
       } catch (e) {
-        ({ pages, selected, extras } = before);
+        ({ pages, selected, extras, opened } = before);
         $('design-name').value = before.name;
         drawComposition();
         throw new Error(`this share link cannot be opened: ${errorText(e)}`);
