@@ -43,7 +43,8 @@ extern "C" {
 pub struct TrainRequest {
     /// Which agent trains: "dom-q-net" (on `tasks`) or "navigator" (on sites from `generator`).
     pub agent: String,
-    /// The navigator's environment generator (DR, CL or one site).
+    /// The navigator's environment generator (DR, CL, one site, or an adversary: the population
+    /// loop of `learner_adversary`).
     pub generator: Option<crate::curriculum::GeneratorSpec>,
     /// Judge the navigator on the test sites (on the site simulator) about this often, seconds.
     pub judge_every_s: f64,
@@ -429,6 +430,9 @@ impl Learner {
                 serde_json::from_str(&json).map_err(|e| JsValue::from_str(&format!("bad training request: {e}")))?;
             if req.start_paused {
                 flags.borrow_mut().pause = true;
+            }
+            if req.agent == NAVIGATOR && matches!(req.generator, Some(crate::curriculum::GeneratorSpec::Adversary { .. })) {
+                return super::learner_adversary::run(req, checkpoint, saved, flags).await.map_err(|e| JsValue::from_str(&e));
             }
             if req.agent == NAVIGATOR {
                 return super::learner_navigator::run(req, checkpoint, saved, optimizer, flags).await.map_err(|e| JsValue::from_str(&e));

@@ -27,7 +27,7 @@ use crate::navigator::agent::probe_update;
 use crate::navigator::train::{Iteration, JUDGE_SEEDS_FROM, NavTrainer, NavTrainerState, judge, site_task};
 use crate::navigator::{Navigator, NavigatorConfig};
 
-struct NavProbe(NavigatorConfig);
+pub(super) struct NavProbe(pub(super) NavigatorConfig);
 impl Probe for NavProbe {
     async fn update(&self, device: &Device) -> Result<(), String> {
         probe_update(&self.0, device).await
@@ -35,7 +35,7 @@ impl Probe for NavProbe {
 }
 
 /// The request's config (a partial `NavigatorConfig`) over the defaults.
-fn config(req: &TrainRequest) -> Result<NavigatorConfig, String> {
+pub(super) fn config(req: &TrainRequest) -> Result<NavigatorConfig, String> {
     let mut base = serde_json::to_value(NavigatorConfig::default()).map_err(|e| e.to_string())?;
     if let serde_json::Value::Object(over) = &req.config {
         for (k, v) in over {
@@ -90,7 +90,7 @@ fn note(it: &Iteration, env_steps: u64) -> IterationNote {
 }
 
 /// Greedy success on every test site and level, on the simulator: rows in `TEST_SITES` order.
-async fn grid(nav: &mut Navigator, seeds: u32) -> Result<Vec<Vec<f64>>, String> {
+pub(super) async fn grid(nav: &mut Navigator, seeds: u32) -> Result<Vec<Vec<f64>>, String> {
     let mut sim = SiteSim::new(test_site("login", 0).expect("a test site"), 0, Values::default(), RewardConfig::default());
     let mut rows = Vec::new();
     for site in TEST_SITES {

@@ -4,11 +4,13 @@
 
 pub mod actuator;
 pub mod app;
+pub mod curriculum;
 pub mod design;
 pub mod env;
 pub mod frame;
 pub mod gminiwob;
 pub mod learner;
+mod learner_adversary;
 mod learner_navigator;
 pub mod navigator;
 pub mod reader;

@@ -1,0 +1,372 @@
+//! The learner worker's population loop: an adversary (PAIRED, Flexible PAIRED, Flexible
+//! b-PAIRED, CoDE, ALP) designs the sites and a population of navigators plays them on the page's
+//! task iframe — `adversary::train::PopulationTrainer`, the loop `examples/train_adversary.rs`
+//! runs natively, here against the live page. Progress carries what the curriculum view draws
+//! (`www/curriculum.js`): each iteration's design sizes, budget, regret and returns per navigator,
+//! the latest designs with their site seeds, and the primitives' histogram over training; the
+//! success grid is judged on the site simulator in the worker, per navigator. Snapshots hold the
+//! whole run (`PopulationTrainer::snapshot`) beside the histogram, so a reload resumes it.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use burn::prelude::Device;
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::JsValue;
+
+use super::learner::{Flags, Next, SNAPSHOT_SCHEMA, TrainRequest, Watched, check_schema, choose_backend, message, post, serve_checkpoint, wait_while_paused};
+use super::learner_navigator::{NavProbe, config as navigator_config, grid};
+use super::remote::to_js;
+use super::util::now_ms;
+use crate::adversary::train::{PopIteration, PopulationTrainer, population};
+use crate::adversary::{Adversary, LoopConfig};
+use crate::curriculum::{Generator, GeneratorSpec};
+use crate::gminiwob::Design;
+use crate::gminiwob::primitive::PRIMITIVE_COUNT;
+use crate::gminiwob::test_sites::{LEVELS, TEST_SITES};
+use crate::learn::Agent;
+use crate::learn::checkpoint::Precision;
+use crate::learn::failures::EnvFailures;
+
+/// How many of the newest designs a progress message carries (the view's thumbnails).
+const DESIGNS_SHOWN: usize = 4;
+/// The histogram keeps at most this many blocks of iterations; past it, neighbours merge and
+/// blocks double in length, so its size stays bounded however long the run.
+const HISTORY_BLOCKS: usize = 48;
+
+/// How often each primitive was generated over training, in blocks of consecutive iterations,
+/// so that the early, middle and late thirds (AEG Figure 7) can be read at any time.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PrimitiveHistory {
+    /// Iterations per block (a power of two, from 1).
+    pub block: u64,
+    /// Per block: designs seen and each primitive's count (index 0 is primitive 1).
+    pub blocks: Vec<(u64, Vec<u32>)>,
+}
+
+/// One third of training as the histogram shows it.
+#[derive(Serialize)]
+pub struct Third {
+    /// Iterations `from..to`.
+    pub from: u64,
+    pub to: u64,
+    pub designs: u64,
+    pub counts: Vec<u32>,
+}
+
+impl PrimitiveHistory {
+    pub fn add(&mut self, iteration: u64, design: &Design) {
+        self.block = self.block.max(1);
+        let at = (iteration / self.block) as usize;
+        while self.blocks.len() <= at {
+            self.blocks.push((0, vec![0; PRIMITIVE_COUNT]));
+        }
+        let (designs, counts) = &mut self.blocks[at];
+        *designs += 1;
+        for p in design.placed() {
+            counts[p.primitive - 1] += 1;
+        }
+        if self.blocks.len() > HISTORY_BLOCKS {
+            self.blocks = self
+                .blocks
+                .chunks(2)
+                .map(|pair| {
+                    let mut merged = pair[0].clone();
+                    if let Some((d, c)) = pair.get(1) {
+                        merged.0 += d;
+                        merged.1.iter_mut().zip(c).for_each(|(a, b)| *a += b);
+                    }
+                    merged
+                })
+                .collect();
+            self.block *= 2;
+        }
+    }
+
+    /// The blocks split in three runs of (nearly) equal length: early, middle, late.
+    pub fn thirds(&self) -> Vec<Third> {
+        let n = self.blocks.len();
+        (0..3)
+            .map(|t| {
+                let (a, b) = (n * t / 3, n * (t + 1) / 3);
+                let mut counts = vec![0; PRIMITIVE_COUNT];
+                let mut designs = 0;
+                for (d, c) in &self.blocks[a..b] {
+                    designs += d;
+                    counts.iter_mut().zip(c).for_each(|(x, y)| *x += y);
+                }
+                Third { from: a as u64 * self.block, to: b as u64 * self.block, designs, counts }
+            })
+            .collect()
+    }
+
+    fn check(&self) -> Result<(), String> {
+        if self.blocks.len() > HISTORY_BLOCKS || self.blocks.iter().any(|(_, c)| c.len() != PRIMITIVE_COUNT) || (self.block == 0 && !self.blocks.is_empty()) {
+            return Err("the saved run is damaged: its primitive histogram does not fit".into());
+        }
+        Ok(())
+    }
+}
+
+/// An adversarial run's `state` in its snapshot (the run itself is the snapshot's bytes).
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SavedPopRun {
+    schema: u32,
+    /// The generator the run was started with, checked on resume against the request's.
+    generator: GeneratorSpec,
+    history: PrimitiveHistory,
+    /// The navigator the last judging found best.
+    best: usize,
+}
+
+/// One iteration as the curriculum view reads it.
+#[derive(Serialize)]
+struct PopNote {
+    iteration: u64,
+    env_steps: u64,
+    pages: u32,
+    primitives: u32,
+    active: u32,
+    passive: u32,
+    fields: u32,
+    /// Each navigator's mean discounted return on the design.
+    returns: Vec<f64>,
+    /// Over every navigator's episodes: the mean return and length (the navigator charts').
+    mean_return: f64,
+    mean_steps: f64,
+    success_rate: f64,
+    expected_budget: Option<f64>,
+    regret: Option<f64>,
+    objective: Option<f64>,
+}
+
+fn note(it: &PopIteration, env_steps: u64) -> PopNote {
+    let (active, passive) = it.design.counts();
+    let r = it.report.as_ref();
+    let episodes = it.episodes.iter().map(Vec::len).sum::<usize>().max(1) as f64;
+    PopNote {
+        iteration: it.iteration,
+        env_steps,
+        pages: it.design.pages(),
+        primitives: (active + passive) as u32,
+        active: active as u32,
+        passive: passive as u32,
+        fields: it.fields,
+        returns: it.returns.iter().map(|r| r.iter().sum::<f64>() / r.len().max(1) as f64).collect(),
+        mean_return: it.returns.iter().flatten().sum::<f64>() / episodes,
+        mean_steps: it.episodes.iter().flatten().map(|e| e.steps as f64).sum::<f64>() / episodes,
+        success_rate: it.success_rate(),
+        expected_budget: r.map(|r| r.expected_budget),
+        regret: r.map(|r| r.regret),
+        objective: r.map(|r| r.objective),
+    }
+}
+
+/// A design the view shows: the site is the design and the seed of its first episode.
+#[derive(Serialize)]
+struct Shown {
+    iteration: u64,
+    name: String,
+    seed: u32,
+    design: Design,
+}
+
+fn counters(t: &PopulationTrainer<Adversary>) -> crate::learn::Counters {
+    let mut c = crate::learn::Counters::default();
+    for n in &t.population {
+        c.env_steps += n.counters.env_steps;
+        c.updates += n.counters.updates;
+        c.episodes += n.counters.episodes;
+    }
+    c
+}
+
+pub(super) async fn run(req: TrainRequest, checkpoint: Option<Vec<u8>>, saved: Option<String>, flags: Rc<RefCell<Flags>>) -> Result<JsValue, String> {
+    let spec = req.generator.clone().ok_or("bad training request: the population loop needs an adversary")?;
+    let cfg = navigator_config(&req)?;
+    let seed = req.seed as u64;
+    // As a `Generator` the adversary samples on the CPU (its N dependent LSTM steps are far too
+    // small for a GPU); the navigators go where the backend choice puts them.
+    let adversary = spec.build_adversary(&Device::flex().autodiff(), seed).map_err(|e| format!("bad generator: {e}"))?;
+    let name = adversary.name();
+    let trained_on = vec![spec.label()];
+    let (device, backend, reason) = choose_backend(&req, &NavProbe(cfg.clone())).await;
+    post(message("backend", serde_json::json!({ "name": backend, "reason": reason })));
+    let (mut trainer, mut history, mut best) = match (saved, checkpoint) {
+        (Some(json), Some(bytes)) => {
+            let saved: SavedPopRun = serde_json::from_str(&json).map_err(|e| format!("the saved run is damaged: {e}"))?;
+            check_schema(saved.schema)?;
+            if saved.generator != spec {
+                return Err(format!("the saved run is of another generator ({}) than this request names ({})", saved.generator.label(), spec.label()));
+            }
+            saved.history.check()?;
+            let t = PopulationTrainer::resume(&bytes, adversary, &device)?;
+            let best = saved.best.min(t.population.len() - 1);
+            (t, saved.history, best)
+        }
+        (Some(_), None) => return Err("the saved run is damaged: it has no snapshot of the population".into()),
+        (None, Some(_)) => return Err("an adversarial run starts from fresh navigators (continuing one navigator is for DR, CL and single sites)".into()),
+        (None, None) => {
+            let pop = population(&cfg, spec_population(&spec), &device, seed)?;
+            (PopulationTrainer::new(pop, adversary, LoopConfig::default(), seed)?, PrimitiveHistory::default(), 0)
+        }
+    };
+    post(message(
+        "adversary",
+        serde_json::json!({
+            "generator": name,
+            "population": trainer.population.len(),
+            "episodes": trainer.cfg.episodes,
+            "objective": trainer.generator.objective,
+            "config": trainer.generator.cfg,
+        }),
+    ));
+    let mut env = Watched::new(0);
+    let mut failures = EnvFailures::new(1);
+    let t_start = now_ms();
+    let mut active_ms = 0.0;
+    let start = counters(&trainer);
+    let mut last_snapshot = now_ms();
+    let mut last_judge: Option<f64> = None;
+    let mut was_paused = false;
+
+    loop {
+        let single = match wait_while_paused(&trainer.population[best], &trained_on, &flags, req.checkpoint_half).await? {
+            Next::Stop => break,
+            Next::SingleStep => true,
+            Next::Run => false,
+        };
+        let chunk_start = now_ms();
+        let mut notes = Vec::new();
+        let mut shown: Vec<Shown> = Vec::new();
+        loop {
+            let ended = env.ended;
+            let stepped = trainer.step(&mut env).await;
+            if env.ended > ended {
+                failures.ended(0);
+            }
+            match (stepped, env.failure.take()) {
+                (Ok(it), _) => {
+                    history.add(it.iteration, &it.design);
+                    notes.push(note(&it, counters(&trainer).env_steps));
+                    let seed = it.episodes.first().and_then(|e| e.first()).map(|e| e.seed).unwrap_or(0);
+                    shown.push(Shown { iteration: it.iteration, name: format!("{}-design-{}", name.replace(' ', "-"), it.iteration), seed, design: it.design });
+                    if shown.len() > DESIGNS_SHOWN {
+                        shown.remove(0);
+                    }
+                }
+                // The page failed: that episode ends, and with it the iteration; the run goes on
+                // with the next design, as the single-navigator loop does.
+                (Err(_), Some(failure)) => failures.failed(0, &trained_on[0], &failure).map_err(|why| {
+                    format!("{why}. Training stopped at iteration {}; the run's last snapshot is kept", trainer.iteration)
+                })?,
+                (Err(e), None) => return Err(e),
+            }
+            let c = counters(&trainer);
+            let f = flags.borrow();
+            let interrupt = f.pause || f.checkpoint || f.step || now_ms() - chunk_start > req.progress_ms;
+            if single || f.stop || interrupt || c.env_steps >= req.frames {
+                break;
+            }
+        }
+        active_ms += now_ms() - chunk_start;
+        let c = counters(&trainer);
+        let active_s = active_ms / 1000.0;
+        let paused = flags.borrow().pause;
+        post(to_js(&serde_json::json!({
+            "kind": "progress",
+            "agent": "navigator",
+            "adversarial": true,
+            "backend": backend,
+            "generator": trained_on[0],
+            "env_steps": c.env_steps,
+            "frames": req.frames,
+            "updates": c.updates,
+            "episodes": c.episodes,
+            "iterations": trainer.iteration,
+            "adversary_updates": trainer.generator.updates,
+            "vocabulary": trainer.population.iter().map(|n| n.vocab.len()).collect::<Vec<_>>(),
+            "steps_per_s": (c.env_steps - start.env_steps) as f64 / active_s.max(1e-9),
+            "updates_per_s": (c.updates - start.updates) as f64 / active_s.max(1e-9),
+            "active_s": active_s,
+            "elapsed_s": (now_ms() - t_start) / 1000.0,
+            "new_iterations": notes,
+            "designs": shown,
+            "histogram": history.thirds(),
+            "env_failures": failures.take_notes(),
+            "env_failures_total": failures.total,
+            "paused": paused,
+        })));
+
+        let finished = flags.borrow().stop || c.env_steps >= req.frames;
+        if req.judge_seeds > 0 && (finished || last_judge.is_none_or(|t| now_ms() - t > req.judge_every_s * 1000.0)) {
+            post(message("status", serde_json::json!({ "text": "judging the population on the test sites…" })));
+            // Every navigator, greedily, as examples/train_adversary.rs does; the view shows the
+            // best one's grid beside every navigator's mean.
+            let mut grids = Vec::new();
+            for nav in &mut trainer.population {
+                grids.push(grid(nav, req.judge_seeds).await?);
+            }
+            let cells = (TEST_SITES.len() * LEVELS as usize) as f64;
+            let means: Vec<f64> = grids.iter().map(|g| g.iter().flatten().sum::<f64>() / cells).collect();
+            best = (0..means.len()).fold(0, |b, i| if means[i] > means[b] { i } else { b });
+            post(message(
+                "grid",
+                serde_json::json!({
+                    "sites": TEST_SITES, "levels": LEVELS, "success": grids[best], "env_steps": c.env_steps, "updates": c.updates,
+                    "seeds": req.judge_seeds, "navigator": best, "means": means, "iteration": trainer.iteration,
+                }),
+            ));
+            last_judge = Some(now_ms());
+        }
+        let pause_began = paused && !was_paused;
+        was_paused = paused;
+        if req.snapshot_every_s > 0.0 && (finished || pause_began || now_ms() - last_snapshot > req.snapshot_every_s * 1000.0) {
+            let state = SavedPopRun { schema: SNAPSHOT_SCHEMA, generator: spec.clone(), history: history.clone(), best };
+            let state = serde_json::to_string(&state).map_err(|e| e.to_string())?;
+            let run = trainer.snapshot().await?;
+            let nav = trainer.population[best].checkpoint(&trained_on, Precision::Full).await?;
+            let msg = message(
+                "snapshot",
+                serde_json::json!({
+                    "updates": c.updates, "env_steps": c.env_steps, "agent": "navigator", "state": state, "schema": SNAPSHOT_SCHEMA,
+                    "adversarial": true, "navigator_index": best,
+                }),
+            );
+            js_sys::Reflect::set(&msg, &"bytes".into(), &js_sys::Uint8Array::from(&run[..])).map_err(|_| "could not attach the run's snapshot".to_string())?;
+            js_sys::Reflect::set(&msg, &"navigator".into(), &js_sys::Uint8Array::from(&nav[..]))
+                .map_err(|_| "could not attach the navigator's checkpoint".to_string())?;
+            post(msg);
+            last_snapshot = now_ms();
+        }
+        serve_checkpoint(&trainer.population[best], &trained_on, &flags, req.checkpoint_half).await?;
+        if finished {
+            break;
+        }
+    }
+    if req.checkpoint_at_end {
+        flags.borrow_mut().checkpoint = true;
+    }
+    serve_checkpoint(&trainer.population[best], &trained_on, &flags, req.checkpoint_half).await?;
+    let c = counters(&trainer);
+    Ok(to_js(&serde_json::json!({
+        "kind": "done",
+        "agent": "navigator",
+        "adversarial": true,
+        "backend": backend,
+        "env_steps": c.env_steps,
+        "updates": c.updates,
+        "episodes": c.episodes,
+        "iterations": trainer.iteration,
+        "elapsed_s": (now_ms() - t_start) / 1000.0,
+        "active_s": active_ms / 1000.0,
+    })))
+}
+
+fn spec_population(spec: &GeneratorSpec) -> usize {
+    match spec {
+        GeneratorSpec::Adversary { objective, .. } => objective.population(),
+        _ => 1,
+    }
+}
