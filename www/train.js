@@ -3,12 +3,15 @@
 // lab's pages #1.. (the watch page #0 stays free), shown here while training. Every knob of the
 // agent's config is editable before a run (checked in Rust); charts follow the run; snapshots go
 // to IndexedDB so a reload resumes the run; checkpoints export and import as files (.wlq for
-// DOM-Q-Net, .wln for the navigator).
+// DOM-Q-Net, .wln for the navigator). An adversarial generator (CoDE, Flexible b-PAIRED, ...)
+// trains a population of navigators in the worker's population loop; curriculum.js draws its
+// designs, histogram and curves.
 import { TrainingSession } from './training.js';
 import { LineChart } from './charts.js';
 import * as store from './store.js';
 import { errorText } from './app.js';
 import { holdCover } from './overlay.js';
+import { initCurriculum } from './curriculum.js';
 
 const $ = (id) => document.getElementById(id);
 // The paper's multitask set (DOM-Q-Net §4.2, Figure 5).
@@ -46,9 +49,13 @@ function download(name, bytes) {
 const fmtInt = (n) => Math.round(n).toLocaleString('en-US');
 const fileName = (s) => s.replace(/[^\w.+-]+/g, '_').slice(0, 80);
 
+// The adversaries' names by objective key (Lab.adversaryObjectives), for generatorLabel.
+const adversaryLabels = {};
+
 // What a navigator run trains on, as the learner labels it (GeneratorSpec::label).
 function generatorLabel(spec) {
   if (!spec) return '?';
+  if (spec.kind === 'adversary') return adversaryLabels[spec.objective] || spec.objective;
   return spec.kind === 'site' ? `site ${spec.name}` : spec.kind.toUpperCase();
 }
 
@@ -85,6 +92,10 @@ export function initTrain(ctx) {
     navSteps: new LineChart($('chart-nav-steps'), { title: 'Mean episode length (steps)', yMin: 0, xLabel: 'iteration' }),
     navSize: new LineChart($('chart-nav-size'), { title: 'Design size: primitives and fields', yMin: 0, xLabel: 'iteration' }),
   };
+  // An adversarial run's curriculum view; its charts are saved, cleared and drawn with the rest.
+  const curriculum = initCurriculum(ctx);
+  Object.assign(charts, curriculum.charts);
+  for (const o of Lab.adversaryObjectives().objectives) adversaryLabels[o.key] = o.label;
   const chartState = () => Object.fromEntries(Object.entries(charts).map(([k, c]) => [k, c.toJSON()]));
   function drawCharts() {
     if (drawQueued) return;
@@ -92,6 +103,7 @@ export function initTrain(ctx) {
     requestAnimationFrame(() => {
       drawQueued = false;
       if (ctx.view === 'train') for (const c of Object.values(charts)) c.draw();
+      curriculum.draw();
     });
   }
 
@@ -212,6 +224,8 @@ export function initTrain(ctx) {
     const ws = $('workspace');
     if (ctx.view === 'train') ws.dataset.trainAgent = mode;
     else delete ws.dataset.trainAgent;
+    if (ctx.view === 'train' && mode === NAVIGATOR && curriculum.isAdversary($('train-generator').value)) ws.dataset.trainAdversarial = 'true';
+    else delete ws.dataset.trainAdversarial;
   }
   function setMode(m) {
     const next = m === NAVIGATOR ? NAVIGATOR : DQN;
@@ -233,6 +247,7 @@ export function initTrain(ctx) {
     lastGrid = null;
     showGrid(null);
     for (const c of Object.values(charts)) c.clear();
+    curriculum.clear();
     ensureFrames([]);
     $('train-status').textContent = 'Not training.';
     $('train-progress').style.width = '0%';
@@ -248,6 +263,7 @@ export function initTrain(ctx) {
   function siteOptions() {
     for (const name of testSites.sites) $('train-site').append(new Option(name, name));
     for (let l = 0; l < testSites.levels; l++) $('train-level').append(new Option(String(l), String(l)));
+    curriculum.addOptions($('train-generator'));
   }
   const GENERATOR_NOTES = {
     dr: 'Every iteration a new random design: 1 to 4 pages of random primitives (the papers\' Domain Randomization).',
@@ -257,17 +273,26 @@ export function initTrain(ctx) {
   function syncGenerator() {
     const kind = $('train-generator').value;
     $('train-site-row').hidden = kind !== 'site';
-    $('train-generator-note').textContent = GENERATOR_NOTES[kind];
+    $('train-generator-note').textContent = GENERATOR_NOTES[kind] ?? curriculum.note(kind);
+    curriculum.showConstants(kind);
+    applyMode();
     showChosen();
   }
   // The generator as a training request names it (GeneratorSpec in src/curriculum/mod.rs).
   function generatorSpec() {
     const kind = $('train-generator').value;
+    if (curriculum.isAdversary(kind)) return curriculum.spec(kind);
     if (kind !== 'site') return { kind };
     const site = $('train-site').value, level = Number($('train-level').value);
     return { kind: 'site', name: `${site}-${level}`, design: Lab.testSiteDesign(site, level) };
   }
   function showGenerator(spec) {
+    if (spec?.kind === 'adversary') {
+      $('train-generator').value = `adversary:${spec.objective}`;
+      syncGenerator();
+      curriculum.showConstants($('train-generator').value, spec);
+      return;
+    }
     $('train-generator').value = spec?.kind || 'dr';
     const m = spec?.kind === 'site' && /^(.+)-(\d+)$/.exec(spec.name);
     if (m && testSites.sites.includes(m[1])) {
@@ -369,6 +394,7 @@ export function initTrain(ctx) {
     for (const input of $('hyper-fields').querySelectorAll('input')) input.disabled = Boolean(active);
     for (const b of taskBoxes()) b.disabled = Boolean(active);
     for (const input of $('nav-fields').querySelectorAll('input')) input.disabled = Boolean(active);
+    for (const input of $('train-adversary').querySelectorAll('input')) input.disabled = Boolean(active);
     for (const id of ['train-agent', 'train-generator', 'train-site', 'train-level', 'train-nav-frames', 'train-judge-every', 'train-judge-seeds']) {
       $(id).disabled = Boolean(active);
     }
@@ -425,6 +451,7 @@ export function initTrain(ctx) {
   function onNavProgress(p) {
     run.env_steps = p.env_steps;
     run.updates = p.updates;
+    if (p.adversarial) curriculum.onProgress(p);
     for (const it of p.new_iterations) {
       charts.navReturn.add('mean return', it.iteration, it.mean_return);
       charts.navSuccess.add('success', it.iteration, 100 * it.success_rate);
@@ -436,7 +463,8 @@ export function initTrain(ctx) {
     charts.speed.add('updates/s', p.env_steps, p.updates_per_s);
     $('tr-iterations').textContent = fmtInt(p.iterations);
     $('tr-episodes').textContent = fmtInt(p.episodes);
-    $('tr-vocab').textContent = fmtInt(p.vocabulary);
+    // An adversarial run reports each navigator's vocabulary.
+    $('tr-vocab').textContent = Array.isArray(p.vocabulary) ? p.vocabulary.map(fmtInt).join(' / ') : fmtInt(p.vocabulary);
     const last = p.new_iterations.at(-1);
     if (last) {
       $('tr-design').textContent = `${last.pages} ${last.pages === 1 ? 'page' : 'pages'}, ${last.primitives} primitives, ${last.fields} fields`;
@@ -471,7 +499,8 @@ export function initTrain(ctx) {
         cell.dataset.value = String(v);
       });
     });
-    $('nav-grid-note').textContent = `At ${fmtInt(g.env_steps)} env steps (${fmtInt(g.updates)} updates): judged greedily on ${g.seeds} unseen seeds per cell, on the site simulator.`;
+    $('nav-grid-note').textContent = `At ${fmtInt(g.env_steps)} env steps (${fmtInt(g.updates)} updates): judged greedily on ${g.seeds} unseen seeds per cell, on the site simulator.` +
+      (g.means ? ` The population's best, navigator ${g.navigator}; mean per navigator: ${g.means.map((m) => `${Math.round(100 * m)}%`).join(' / ')}.` : '');
   }
 
   // Keeps a snapshot in IndexedDB. When the browser refuses it (its storage is full: the write
@@ -497,6 +526,14 @@ export function initTrain(ctx) {
 
   async function onNavSnapshot(m) {
     lastSnapshot = { bytes: m.bytes, state: m.state };
+    if (m.adversarial) {
+      // The snapshot is the whole population run; the current navigator is its best one.
+      navModel = { name: `navigator ${m.navigator_index} of the ${generatorLabel(run.request.generator)} run (step ${fmtInt(m.env_steps)})`, bytes: m.navigator };
+      setButtons();
+      await saveRun(m, { grid: lastGrid, curriculum: curriculum.toJSON() }, navModel, NAV_MODEL_KEY,
+        'every navigator and the adversary with Adam\'s moments, the loop\'s state');
+      return;
+    }
     navModel = { name: `navigator (${generatorLabel(run.request.generator)}, step ${fmtInt(m.env_steps)})`, bytes: m.bytes };
     setButtons();
     await saveRun(m, { grid: lastGrid }, navModel, NAV_MODEL_KEY,
@@ -551,6 +588,7 @@ export function initTrain(ctx) {
     session.addEventListener('progress', (e) => { run.resumedFrom = null; onProgress(e.detail); });
     session.addEventListener('snapshot', (e) => onSnapshot(e.detail));
     session.addEventListener('grid', (e) => { lastGrid = e.detail; showGrid(lastGrid); });
+    session.addEventListener('adversary', (e) => curriculum.onAdversary(e.detail));
     session.addEventListener('checkpoint', (e) => {
       if (!exportWanted) return;
       exportWanted = false;
@@ -635,6 +673,10 @@ export function initTrain(ctx) {
     }
     let generator;
     try { generator = generatorSpec(); } catch (e) { ctx.message(errorText(e)); return null; }
+    if (generator.kind === 'adversary' && checkpoint) {
+      ctx.message('An adversarial run trains a fresh population of navigators: untick "Continue from the current model" (it applies to DR, CL and one site).');
+      return null;
+    }
     const int = (id, lo, fallback) => Math.max(lo, parseInt($(id).value, 10) || fallback);
     return {
       request: {
@@ -681,6 +723,7 @@ export function initTrain(ctx) {
     lastSnapshot = null;
     lastGrid = null;
     showGrid(null);
+    curriculum.clear();
     try {
       begin(request, checkpoint, undefined);
     } catch (e) {
@@ -821,6 +864,7 @@ export function initTrain(ctx) {
         if (saved.request.judge_seeds) $('train-judge-seeds').value = String(saved.request.judge_seeds);
         lastGrid = saved.grid || null;
         showGrid(lastGrid);
+        curriculum.load(saved.curriculum);
       } else {
         chooseTasks(saved.request.tasks.map((t) => t.name));
         buildHyper(saved.request.config);
