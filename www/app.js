@@ -7,9 +7,10 @@ import { initPlay } from './play.js';
 import { initGallery } from './gallery.js';
 import { initDesign } from './design.js';
 import { initNavigators } from './navigators.js';
+import { initWge } from './wge.js';
 
 const $ = (id) => document.getElementById(id);
-const VIEWS = ['watch', 'train', 'play', 'tasks', 'design'];
+const VIEWS = ['watch', 'train', 'play', 'tasks', 'design', 'wge'];
 
 function bindings() {
   if (window.wasmBindings) return Promise.resolve(window.wasmBindings);
@@ -213,6 +214,7 @@ async function main() {
   ctx.views.play = initPlay(ctx);
   ctx.views.tasks = initGallery(ctx);
   ctx.views.design = initDesign(ctx);
+  ctx.views.wge = initWge(ctx);
 
   for (const a of document.querySelectorAll('nav a')) {
     a.addEventListener('click', (e) => { e.preventDefault(); showMessage('', 'info', { force: true }); ctx.go(a.dataset.view); });

@@ -15,11 +15,13 @@ use wasm_bindgen_futures::future_to_promise;
 use super::app::{Lab, Slots, js_err};
 use super::remote::to_js;
 use crate::demo::{DemoStep, Demonstration, MAX_DEMO_BYTES};
-use crate::env::{EnvConfig, Environment, Observation, TaskSpec};
+use crate::env::{Action, EnvConfig, Environment, NodeRef, Observation, Rect, TaskSpec};
 use crate::policy::Policy;
 use crate::policy::oracle::{Script, scripted};
+use crate::wge::config::WgeConfig;
 use crate::wge::demo_import::import_wge_demo;
-use crate::wge::induction::{EdgeKind, InductionConfig, WorkflowLattice, induce};
+use crate::wge::explore::{EpisodeEnd, WorkflowEpisode, train_episode};
+use crate::wge::policy::{DemoWorkflow, StopReason, WorkflowPolicy};
 
 /// Version of the view's saved state; a record of another version is refused and kept.
 pub const WGE_VIEW_FORMAT: u32 = 1;
@@ -27,6 +29,11 @@ pub const WGE_VIEW_FORMAT: u32 = 1;
 pub const MAX_DEMOS: usize = 50;
 /// Most steps a scripted demonstration may take before it counts as failed.
 const SCRIPTED_MAX_STEPS: u32 = 30;
+/// The workflow policy's random seed (its demonstration and step choices); fixed, so a session's
+/// exploration is reproducible from its demonstrations and episode seeds.
+const POLICY_SEED: u64 = 1;
+/// The success rate the view charts is over this many latest exploration episodes.
+const SUCCESS_WINDOW: usize = 20;
 
 /// Where a demonstration came from: a person in the app (Play & record's recorder), the lab's
 /// scripted oracle (not a person: labelled so everywhere), or a file in the published format
@@ -51,9 +58,6 @@ struct Entry {
     final_observation: Option<Observation>,
     reward: f64,
     raw_reward: f64,
-    /// Induced from the steps on arrival and again on restore (induction is deterministic).
-    #[serde(skip)]
-    lattice: Option<WorkflowLattice>,
 }
 
 impl Entry {
@@ -67,28 +71,62 @@ impl Entry {
         }
         Ok(())
     }
-    fn induce(&mut self, config: &InductionConfig) {
-        self.lattice = Some(induce(&self.steps, self.final_observation.as_ref(), config));
+}
+
+/// How exploration has gone: episodes run, successes, and the latest outcomes.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct Tally {
+    episodes: u32,
+    successes: u32,
+    /// Success of the latest episodes (at most [`SUCCESS_WINDOW`]).
+    recent: Vec<bool>,
+    /// The seed the next exploration episode takes.
+    next_seed: u32,
+}
+
+impl Tally {
+    fn record(&mut self, success: bool) {
+        self.episodes += 1;
+        self.successes += success as u32;
+        self.recent.push(success);
+        if self.recent.len() > SUCCESS_WINDOW {
+            self.recent.remove(0);
+        }
+    }
+    fn recent_rate(&self) -> Option<f64> {
+        (!self.recent.is_empty()).then(|| self.recent.iter().filter(|s| **s).count() as f64 / self.recent.len() as f64)
     }
 }
 
-#[derive(Default, Serialize, Deserialize)]
+#[derive(Serialize, Deserialize)]
 struct Saved {
     format: u32,
     task: Option<String>,
     demos: Vec<Entry>,
+    tally: Tally,
 }
 
-#[derive(Default)]
 struct State {
     task: Option<String>,
     demos: Vec<Entry>,
-    induction: InductionConfig,
+    /// The workflow policy over the demonstrations, in their order (it induces their lattices).
+    policy: WorkflowPolicy,
+    tally: Tally,
+}
+
+impl Default for State {
+    fn default() -> Self {
+        State { task: None, demos: Vec::new(), policy: fresh_policy(), tally: Tally::default() }
+    }
+}
+
+fn fresh_policy() -> WorkflowPolicy {
+    WorkflowPolicy::new(WgeConfig::default(), POLICY_SEED)
 }
 
 impl State {
     /// Adds a demonstration of the session's task (the first one sets it).
-    fn add(&mut self, mut e: Entry) -> Result<usize, String> {
+    fn add(&mut self, e: Entry) -> Result<usize, String> {
         e.check().map_err(|why| format!("{}: {why}", e.label))?;
         if let Some(t) = &self.task
             && !self.demos.is_empty()
@@ -103,27 +141,48 @@ impl State {
             return Err(format!("a session holds at most {MAX_DEMOS} demonstrations"));
         }
         self.task = Some(e.task.clone());
-        e.induce(&self.induction);
+        self.policy.add_demonstration(&e.steps, e.final_observation.as_ref());
         self.demos.push(e);
         Ok(self.demos.len() - 1)
     }
+
+    /// A fresh policy over the current demonstrations, and exploration counted from zero.
+    fn reset_policy(&mut self) {
+        self.policy = fresh_policy();
+        for e in &self.demos {
+            self.policy.add_demonstration(&e.steps, e.final_observation.as_ref());
+        }
+        self.tally = Tally { next_seed: self.tally.next_seed, ..Tally::default() };
+    }
 }
 
-/// One workflow step offered on an edge, as the view lists it.
+/// One thing the workflow policy may do at a lattice position, as the view lists it.
 #[derive(Serialize)]
-struct ProgramView {
-    /// The paper's notation, `Click(Like("Submit"))`.
+struct OptionView {
+    /// The paper's notation, `Click(Like("Submit"))`; empty for a skip.
     notation: String,
-    /// Readable: "click an element like 'Submit'".
+    /// Readable: "click an element like 'Submit'", or "skip to step 3".
     text: String,
-}
-
-#[derive(Serialize)]
-struct EdgeView {
-    from: usize,
+    /// Where the option moves the cursor.
     to: usize,
     skip: bool,
-    programs: Vec<ProgramView>,
+    /// The policy's weight ψ and its probability π(z) at this position.
+    weight: f64,
+    probability: f64,
+    /// Execution paths on the demonstration's page.
+    paths: usize,
+}
+
+#[derive(Serialize)]
+struct PositionView {
+    /// What the demonstration did here, described on its page.
+    action: String,
+    /// Workflow steps induced on this position's edges (the policy keeps the most specific).
+    induced: usize,
+    /// The options, most probable first.
+    options: Vec<OptionView>,
+    /// The value baseline V of this position.
+    value: f64,
 }
 
 #[derive(Serialize)]
@@ -132,44 +191,150 @@ struct DemoView {
     source: DemoSource,
     label: String,
     task: String,
-    /// The demonstrated actions, described on the page they were taken on.
-    actions: Vec<String>,
     reward: f64,
     raw_reward: f64,
     program_count: usize,
-    edges: Vec<EdgeView>,
+    positions: Vec<PositionView>,
 }
 
-fn view_of(index: usize, e: &Entry) -> DemoView {
-    let lattice = e.lattice.as_ref();
-    let edges = lattice
-        .map(|l| {
-            l.edges
+fn view_of(index: usize, e: &Entry, d: &DemoWorkflow, policy: &WorkflowPolicy) -> DemoView {
+    let ins = Some(&d.instruction);
+    let positions = d
+        .positions
+        .iter()
+        .enumerate()
+        .map(|(v, position)| {
+            let probs = policy.probabilities(index, v);
+            let mut options: Vec<OptionView> = position
+                .options
                 .iter()
-                .map(|edge| {
-                    // The instruction the constraint is read against: the page at the edge's start.
-                    let ins = e.steps.get(edge.from).map(|s| &s.observation.instruction);
-                    let programs = match &edge.kind {
-                        EdgeKind::Skip => Vec::new(),
-                        EdgeKind::Act(ps) => {
-                            ps.iter().map(|p| ProgramView { notation: p.to_string(), text: p.describe(ins) }).collect()
-                        }
+                .enumerate()
+                .map(|(k, o)| {
+                    let to = d.lattice.edges[o.edge].to;
+                    let (notation, text, skip) = match d.constraint(o) {
+                        Some(c) => (c.to_string(), c.describe(ins), false),
+                        None if to >= d.lattice.steps => (String::new(), "skip to the end (the page did not change)".into(), true),
+                        None => (String::new(), format!("skip to step {} (the page did not change)", to + 1), true),
                     };
-                    EdgeView { from: edge.from, to: edge.to, skip: edge.kind == EdgeKind::Skip, programs }
+                    OptionView { notation, text, to, skip, weight: position.weights[k], probability: probs[k], paths: o.paths }
                 })
-                .collect()
+                .collect();
+            options.sort_by(|a, b| b.probability.total_cmp(&a.probability));
+            let induced = d
+                .lattice
+                .edges_from(v)
+                .map(|edge| match &edge.kind {
+                    crate::wge::induction::EdgeKind::Act(p) => p.len(),
+                    crate::wge::induction::EdgeKind::Skip => 0,
+                })
+                .sum();
+            PositionView {
+                action: e.steps.get(v).map(|s| s.action.describe(Some(&s.observation.dom))).unwrap_or_default(),
+                induced,
+                options,
+                value: position.value,
+            }
         })
-        .unwrap_or_default();
+        .collect();
     DemoView {
         index,
         source: e.source,
         label: e.label.clone(),
         task: e.task.clone(),
-        actions: e.steps.iter().map(|s| s.action.describe(Some(&s.observation.dom))).collect(),
         reward: e.reward,
         raw_reward: e.raw_reward,
-        program_count: lattice.map_or(0, WorkflowLattice::program_count),
-        edges,
+        program_count: d.lattice.program_count(),
+        positions,
+    }
+}
+
+/// One action of an explored episode, as the view draws it.
+#[derive(Serialize)]
+struct ExploredStep {
+    /// The lattice position the step was chosen at, and the demonstration's step there.
+    vertex: usize,
+    /// The workflow step in the paper's notation and as text, with its probability then.
+    notation: String,
+    text: String,
+    /// The action taken (one of the step's execution paths, drawn uniformly), described.
+    description: String,
+    action: Action,
+    /// The elements the workflow step matched on the page (its execution paths' targets).
+    matched: Vec<Matched>,
+    /// Skip edges taken just before it.
+    skipped: usize,
+}
+
+#[derive(Serialize)]
+struct Matched {
+    r#ref: NodeRef,
+    rect: Rect,
+}
+
+#[derive(Serialize)]
+struct ExploredEpisode {
+    task: String,
+    seed: u32,
+    /// The demonstration whose workflow was followed.
+    demo: Option<usize>,
+    steps: Vec<ExploredStep>,
+    success: bool,
+    reward: f64,
+    raw_reward: f64,
+    /// How it ended, in words.
+    ending: String,
+    episodes: u32,
+    successes: u32,
+    /// Success over the latest [`SUCCESS_WINDOW`] episodes.
+    recent_success: Option<f64>,
+}
+
+fn ending(episode: &WorkflowEpisode) -> String {
+    match episode.end {
+        EpisodeEnd::Done => match &episode.reason {
+            Some(r) => format!("the page ended it ({r})"),
+            None => "the page ended it".into(),
+        },
+        EpisodeEnd::StepCap => "the workflow policy's step cap".into(),
+        EpisodeEnd::Stopped(StopReason::EndOfLattice) => "the workflow ran out (end of the lattice) before the page ended".into(),
+        EpisodeEnd::Stopped(StopReason::NoPrograms) => "no workflow step at this position".into(),
+        EpisodeEnd::Stopped(StopReason::NotExecutable) => "the workflow step matched nothing on the page".into(),
+        EpisodeEnd::Stopped(StopReason::NoDemonstrations) => "no demonstrations".into(),
+    }
+}
+
+fn explored_view(episode: &WorkflowEpisode, policy: &WorkflowPolicy, tally: &Tally) -> ExploredEpisode {
+    let steps = episode
+        .steps
+        .iter()
+        .map(|s| {
+            let d = &policy.demos()[s.choice.demo];
+            let option = &d.positions[s.choice.vertex].options[s.choice.option];
+            let c = d.constraint(option);
+            let dom = &s.observation.dom;
+            ExploredStep {
+                vertex: s.choice.vertex,
+                notation: c.map(|c| c.to_string()).unwrap_or_default(),
+                text: c.map(|c| c.describe(Some(&s.observation.instruction))).unwrap_or_default(),
+                description: s.action.describe(Some(dom)),
+                action: s.action.clone(),
+                matched: s.matched.iter().filter_map(|r| dom.get(*r).map(|n| Matched { r#ref: *r, rect: n.rect })).collect(),
+                skipped: s.skipped.len(),
+            }
+        })
+        .collect();
+    ExploredEpisode {
+        task: episode.task.name().to_string(),
+        seed: episode.seed,
+        demo: episode.demo,
+        steps,
+        success: episode.succeeded(),
+        reward: episode.reward,
+        raw_reward: episode.raw_reward,
+        ending: ending(episode),
+        episodes: tally.episodes,
+        successes: tally.successes,
+        recent_success: tally.recent_rate(),
     }
 }
 
@@ -200,7 +365,9 @@ impl WgeSession {
     /// steps in the paper's notation and as text).
     pub fn demonstrations(&self) -> JsValue {
         let s = self.state.borrow();
-        to_js(&s.demos.iter().enumerate().map(|(i, e)| view_of(i, e)).collect::<Vec<_>>())
+        let views: Vec<DemoView> =
+            s.demos.iter().zip(s.policy.demos()).enumerate().map(|(i, (e, d))| view_of(i, e, d, &s.policy)).collect();
+        to_js(&views)
     }
 
     /// Reads a demonstration file: the published WGE/MiniWoB++ format (`.json` or `.json.gz`)
@@ -246,7 +413,6 @@ impl WgeSession {
                 final_observation: Some(last.observation),
                 reward: last.reward,
                 raw_reward: last.raw_reward,
-                lattice: None,
             };
             if entry.raw_reward < 1.0 {
                 return Err(js_err(format!("the scripted oracle failed on seed {seed} ({}): no demonstration", last.reason.unwrap_or_default())));
@@ -256,11 +422,12 @@ impl WgeSession {
         })
     }
 
-    /// Removes demonstration `index`.
+    /// Removes demonstration `index`; the workflow policy starts again over the rest.
     pub fn remove(&self, index: usize) {
         let mut s = self.state.borrow_mut();
         if index < s.demos.len() {
             s.demos.remove(index);
+            s.reset_policy();
         }
     }
 
@@ -269,12 +436,67 @@ impl WgeSession {
         let mut s = self.state.borrow_mut();
         s.demos.clear();
         s.task = None;
+        s.reset_policy();
+    }
+
+    /// Forgets what exploration learned: fresh weights over the same demonstrations.
+    #[wasm_bindgen(js_name = resetPolicy)]
+    pub fn reset_policy(&self) {
+        self.state.borrow_mut().reset_policy();
+    }
+
+    /// Episodes explored, successes, the latest success rate and the next episode's seed.
+    pub fn tally(&self) -> JsValue {
+        let s = self.state.borrow();
+        let t = &s.tally;
+        to_js(&serde_json::json!({
+            "episodes": t.episodes, "successes": t.successes, "recent_success": t.recent_rate(),
+            "window": SUCCESS_WINDOW, "next_seed": t.next_seed,
+        }))
+    }
+
+    /// Sets the seed of the next exploration episode (later ones count up from it).
+    #[wasm_bindgen(js_name = setNextSeed)]
+    pub fn set_next_seed(&self, seed: u32) {
+        self.state.borrow_mut().tally.next_seed = seed;
+    }
+
+    /// One exploration episode of the workflow policy on page #0 (the session's task, the next
+    /// seed), followed by its update (`wge::explore::train_episode`): resolves to the episode —
+    /// each step's workflow step, action and the elements the step matched — and the tally.
+    pub fn explore(&self) -> Promise {
+        let (slots, state) = (self.envs.clone(), self.state.clone());
+        future_to_promise(async move {
+            let (task, seed, mut policy) = {
+                let s = state.borrow();
+                let task = s.task.clone().filter(|_| !s.demos.is_empty()).ok_or_else(|| js_err("add a demonstration first"))?;
+                (task, s.tally.next_seed, s.policy.clone())
+            };
+            let spec = TaskSpec::builtin(&task).map_err(js_err)?;
+            let mut env = slots.take(0).map_err(js_err)?;
+            let previous = env.config().clone();
+            // The workflow policy caps its own episodes; the page's clock is held between actions.
+            env.set_config(EnvConfig { max_steps: None, hold_clock: true, data_mode: "train".into(), ..previous.clone() });
+            let result = train_episode(&mut env, &mut policy, &spec, seed).await;
+            env.set_config(previous);
+            slots.put(0, env);
+            let episode = result.map_err(js_err)?;
+            let mut s = state.borrow_mut();
+            // The demonstrations may have changed while the page acted: then this episode's
+            // update belongs to a policy that is gone, and only its outcome is shown.
+            if s.policy.demos().len() == policy.demos().len() && s.task.as_deref() == Some(task.as_str()) {
+                s.policy = policy;
+                s.tally.record(episode.succeeded());
+                s.tally.next_seed = seed.wrapping_add(1);
+            }
+            Ok(to_js(&explored_view(&episode, &s.policy, &s.tally)))
+        })
     }
 
     /// The session as JSON text, for the view's store (a reload resumes from it).
     pub fn save(&self) -> Result<String, JsValue> {
         let s = self.state.borrow();
-        let saved = Saved { format: WGE_VIEW_FORMAT, task: s.task.clone(), demos: s.demos.clone() };
+        let saved = Saved { format: WGE_VIEW_FORMAT, task: s.task.clone(), demos: s.demos.clone(), tally: s.tally.clone() };
         serde_json::to_string(&saved).map_err(js_err)
     }
 
@@ -288,9 +510,13 @@ impl WgeSession {
         if saved.format != WGE_VIEW_FORMAT {
             return Err(js_err(format!("the saved WGE session has format {} (this lab reads {WGE_VIEW_FORMAT})", saved.format)));
         }
-        let mut fresh = State { induction: self.state.borrow().induction.clone(), ..State::default() };
+        let mut fresh = State::default();
         for e in saved.demos {
             fresh.add(e).map_err(|why| js_err(format!("the saved WGE session is damaged: {why}")))?;
+        }
+        fresh.tally = saved.tally;
+        if fresh.tally.recent.len() > SUCCESS_WINDOW || fresh.tally.successes > fresh.tally.episodes {
+            return Err(js_err("the saved WGE session is damaged: its exploration counts disagree"));
         }
         fresh.task = fresh.task.or(saved.task.filter(|t| TaskSpec::builtin(t).is_ok()));
         *self.state.borrow_mut() = fresh;
@@ -317,7 +543,6 @@ fn read_file(label: &str, bytes: &[u8]) -> Result<Entry, String> {
                 final_observation: Some(d.final_observation),
                 reward: d.reward,
                 raw_reward: d.raw_reward,
-                lattice: None,
             })
         }
         Err(why) if why.contains("lab's own demonstrations") => {
@@ -344,7 +569,6 @@ fn from_lab_demo(demo: Demonstration, source: DemoSource, label: String) -> Resu
         final_observation: None,
         reward: demo.reward,
         raw_reward: demo.raw_reward,
-        lattice: None,
     })
 }
 

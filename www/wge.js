@@ -1,0 +1,509 @@
+// The WGE view (workflow-guided exploration, Liu et al. 2018): gather demonstrations of one task
+// (a person plays them with Play & record's recorder, the scripted oracle plays them, or files in
+// the published format are opened), read each one's induced workflow lattice as constraints with
+// the workflow policy's weights, and watch the policy explore on the live page with the elements
+// its chosen constraint matches highlighted. Induction, the policy and its rules run in Rust
+// (`Lab.wgeSession`, src/web/wge.rs); this module draws and forwards. The session is saved in
+// IndexedDB after every change, so a reload resumes it.
+import { errorText } from './app.js';
+import { LineChart } from './charts.js';
+import { clearOverlay, drawEnded, holdCover as holdFrameCover } from './overlay.js';
+import * as store from './store.js';
+
+const $ = (id) => document.getElementById(id);
+const STORE_KEY = 'wge-session';
+// Constraints listed per lattice edge before "show all" (an edge often has dozens).
+const SHOWN_PROGRAMS = 6;
+const SOURCE_LABEL = { person: 'recorded by a person', scripted: 'scripted (oracle)', imported: 'imported file' };
+
+const el = (tag, props = {}, ...children) => {
+  const e = Object.assign(document.createElement(tag), props);
+  e.append(...children.filter((c) => c !== null && c !== undefined));
+  return e;
+};
+const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+export function initWge(ctx) {
+  const lab = ctx.lab;
+  const session = lab.wgeSession();
+  const holdCover = (on) => holdFrameCover($('task-frame'), on);
+  const chart = new LineChart($('wge-chart'), { title: 'Success (last 20 episodes)', yMin: 0, yMax: 1, format: (v) => v.toFixed(2) });
+  let recording = false;
+  let recordPoll = null;
+  let recordSeed = 0;
+  let exploring = false; // the page is in use by the view (exploring, or the oracle playing)
+  let exploreRunning = false;
+  let stopAsked = false;
+  let restored = false;
+  // Which demonstrations' "show all" lists are open, kept across re-renders.
+  const expanded = new Set();
+  const open = new Set([0]);
+
+  // ------------------------------------------------------------------ saving
+
+  let saving = Promise.resolve();
+  function persist() {
+    saving = saving.then(async () => {
+      try {
+        await store.save(STORE_KEY, { session: session.save(), chart: chart.toJSON() });
+      } catch (e) {
+        ctx.message(`The WGE session could not be saved (${errorText(e)}); it goes on in this tab.`);
+      }
+    });
+    return saving;
+  }
+
+  async function restore() {
+    if (restored) return;
+    restored = true;
+    let saved = null;
+    try { saved = await store.load(STORE_KEY); } catch { return; }
+    if (!saved) return;
+    try {
+      session.restore(typeof saved.session === 'string' ? saved.session : '');
+      chart.load(Array.isArray(saved.chart) ? saved.chart : []);
+      showTally(session.tally());
+      if (session.task()) ctx.setTask(session.task());
+      const n = session.demonstrations().length;
+      if (n) $('wge-rec-status').textContent = `Resumed the saved session: ${plural(n, 'demonstration')} of ${session.task()}.`;
+    } catch (e) {
+      // The record stays in the store: nothing is lost by refusing it.
+      ctx.message(`${errorText(e)}. The saved WGE session was not loaded and is kept; adding a demonstration replaces it.`);
+    }
+  }
+
+  // ------------------------------------------------------------------ the demonstrations list
+
+  function optionItem(o) {
+    const li = el('li', { className: `wge-program${o.skip ? ' wge-skip' : ''}`, title: o.skip ? '' : `${o.notation} · ψ = ${o.weight.toFixed(3)} · ${plural(o.paths, 'execution path')} on the demonstration's page` });
+    const bar = el('span', { className: 'wge-weight' });
+    bar.style.setProperty('--w', Math.max(0, Math.min(1, o.probability)).toFixed(3));
+    li.append(bar, el('span', { className: 'wge-weight-num', textContent: o.probability.toFixed(2) }), el('span', { className: 'wge-program-text', textContent: o.text }));
+    if (o.notation) li.append(el('code', { textContent: o.notation }));
+    return li;
+  }
+
+  function demoCard(d) {
+    const card = el('details', { className: 'wge-demo' });
+    card.open = open.has(d.index);
+    card.addEventListener('toggle', () => { if (card.open) open.add(d.index); else open.delete(d.index); });
+    const summary = el('summary', {},
+      el('span', { className: `wge-source wge-source-${d.source}`, textContent: SOURCE_LABEL[d.source] || d.source }),
+      el('span', { className: 'wge-demo-name', textContent: `#${d.index + 1} ${d.label}` }),
+      el('span', { className: 'quiet', textContent: `${plural(d.positions.length, 'action')} · raw reward ${d.raw_reward} · ${plural(d.program_count, 'workflow step')} induced` }));
+    const remove = el('button', { type: 'button', className: 'secondary small', textContent: 'Remove', title: 'Remove this demonstration (the workflow policy starts again over the others)' });
+    remove.addEventListener('click', (e) => {
+      e.preventDefault();
+      if (exploring || recording) return;
+      session.remove(d.index);
+      open.clear();
+      expanded.clear();
+      chart.clear();
+      chart.draw();
+      render();
+      persist();
+    });
+    summary.append(remove);
+    card.append(summary);
+    const steps = el('ol', { className: 'wge-lattice' });
+    d.positions.forEach((p, i) => {
+      const key = `${d.index}:${i}`;
+      const all = expanded.has(key);
+      const shown = all ? p.options : p.options.slice(0, SHOWN_PROGRAMS);
+      const li = el('li', {},
+        el('div', { className: 'wge-action', textContent: `Did: ${p.action}` }),
+        el('div', { className: 'quiet', textContent: `${plural(p.options.length, 'option')} kept of ${p.induced} induced · baseline V ${p.value.toFixed(2)}` }),
+        el('ul', { className: 'wge-programs' }, ...shown.map(optionItem)));
+      if (p.options.length > SHOWN_PROGRAMS) {
+        const more = el('button', { type: 'button', className: 'link', textContent: all ? 'show fewer' : `show all ${p.options.length}` });
+        more.addEventListener('click', () => {
+          if (all) expanded.delete(key); else expanded.add(key);
+          render();
+        });
+        li.append(more);
+      }
+      steps.append(li);
+    });
+    card.append(steps);
+    return card;
+  }
+
+  function render() {
+    const demos = session.demonstrations();
+    $('wge-demos').replaceChildren(...demos.map(demoCard));
+    $('wge-demos-empty').hidden = demos.length > 0;
+    const task = session.task();
+    $('wge-demo-count').textContent = demos.length ? `${demos.length} of ${task}` : '';
+    setButtons();
+  }
+
+  function setButtons() {
+    const busy = recording || exploring;
+    $('wge-record').disabled = exploring;
+    $('wge-record').textContent = recording ? 'Restart' : 'Record';
+    $('wge-record-stop').disabled = !recording;
+    $('wge-scripted').disabled = busy;
+    $('wge-import').disabled = busy;
+    $('wge-clear').disabled = busy;
+    $('wge-explore').disabled = busy || !session.task();
+    $('wge-stop').disabled = !exploring || !exploreRunning;
+    $('wge-reset-policy').disabled = busy;
+  }
+
+  // A task the session can take: one of the lab's own (workflows name its pages).
+  function pickedTask() {
+    const t = ctx.task();
+    if (typeof t !== 'string') throw new Error('Workflow-guided exploration learns the lab\'s own tasks: pick one in the Task list');
+    return t;
+  }
+
+  // ------------------------------------------------------------------ recording a person
+
+  async function record(seed = ctx.seed()) {
+    stopRecordPoll();
+    ctx.message('');
+    try {
+      const task = pickedTask();
+      holdCover(false);
+      clearOverlay($('overlay'));
+      ctx.fitFrame();
+      const obs = await lab.startRecording(task, seed);
+      recording = true;
+      recordSeed = seed;
+      $('utterance').textContent = obs.instruction.utterance;
+      $('wge-rec-status').textContent = `Recording seed ${seed}: play the task in the page. A successful episode is kept and the next one starts.`;
+      recordPoll = setInterval(checkRecording, 150);
+    } catch (e) {
+      recording = false;
+      ctx.message(errorText(e));
+    }
+    setButtons();
+  }
+
+  function stopRecordPoll() {
+    if (recordPoll) clearInterval(recordPoll);
+    recordPoll = null;
+  }
+
+  async function checkRecording() {
+    const s = lab.recordingState();
+    if (!s || !s.done) {
+      if (s) $('wge-rec-status').textContent = `Recording seed ${recordSeed} · ${plural(s.steps.length, 'action')} so far.`;
+      return;
+    }
+    stopRecordPoll();
+    let json = null;
+    try { json = lab.stopRecording(); } catch (e) { ctx.message(errorText(e)); }
+    recording = false;
+    if (json && s.raw_reward > 0) {
+      try {
+        session.addRecorded(json);
+        $('wge-rec-status').textContent = `Kept seed ${recordSeed} (${plural(s.steps.length, 'action')}, reward ${s.reward.toFixed(2)}).`;
+        render();
+        await persist();
+      } catch (e) {
+        ctx.message(errorText(e));
+        setButtons();
+        return;
+      }
+    } else {
+      $('wge-rec-status').textContent = `Seed ${recordSeed} was not kept: the episode did not succeed${s.reason ? ` (${s.reason})` : ''}.`;
+    }
+    ctx.setSeed((recordSeed + 1) >>> 0);
+    // The next episode, after a moment to see how this one ended.
+    setTimeout(() => { if (ctx.view === 'wge' && !exploring && !recording) record(); }, 800);
+    setButtons();
+  }
+
+  function stopRecording() {
+    stopRecordPoll();
+    if (!recording) return;
+    try { lab.stopRecording(); } catch { /* nothing was being recorded */ }
+    recording = false;
+    $('wge-rec-status').textContent = 'Recording stopped; the unfinished episode was not kept.';
+    setButtons();
+  }
+
+  // ------------------------------------------------------------------ scripted and imported
+
+  async function addScripted() {
+    ctx.message('');
+    let task;
+    try { task = pickedTask(); } catch (e) { ctx.message(errorText(e)); return; }
+    const count = Math.max(1, Math.min(50, parseInt($('wge-scripted-count').value, 10) || 10));
+    const first = ctx.seed();
+    exploring = true; // the page is in use: no other action starts meanwhile
+    setButtons();
+    holdCover(true);
+    const end = ctx.busy(`The scripted oracle plays ${task}…`);
+    let added = 0;
+    const failed = [];
+    try {
+      for (let k = 0; k < count; k++) {
+        end.say(`The scripted oracle plays ${task}: seed ${first + k} (${k + 1} of ${count})…`);
+        try {
+          await session.addScripted(task, (first + k) >>> 0);
+          added++;
+        } catch (e) {
+          failed.push(errorText(e));
+          // A wrong task for the session is not worth trying nine more times.
+          if (/this session learns|at most/.test(errorText(e))) break;
+        }
+      }
+    } finally {
+      end();
+      exploring = false;
+    }
+    ctx.setSeed((first + count) >>> 0);
+    render();
+    await persist();
+    $('wge-rec-status').textContent = `Added ${plural(added, 'scripted demonstration')} (seeds ${first}–${first + count - 1}).`;
+    if (failed.length) ctx.message(failed[0] + (failed.length > 1 ? ` (and ${failed.length - 1} more)` : ''));
+  }
+
+  async function importFiles(files) {
+    ctx.message('');
+    const end = ctx.busy(`Reading ${plural(files.length, 'demonstration file')}…`);
+    await ctx.painted();
+    const errors = [];
+    let added = 0;
+    let task = null;
+    try {
+      for (const f of files) {
+        try {
+          const bytes = new Uint8Array(await f.arrayBuffer());
+          session.importFile(f.name, bytes);
+          added++;
+          task = session.task();
+        } catch (e) {
+          errors.push(errorText(e));
+        }
+      }
+    } finally {
+      end();
+    }
+    if (task) ctx.setTask(task);
+    render();
+    if (added) await persist();
+    if (added) $('wge-rec-status').textContent = `Opened ${plural(added, 'demonstration')} of ${task}.`;
+    if (errors.length) ctx.message(errors.join(' · '));
+  }
+
+
+  // The task's page at the seed in the box, so the view never opens on an empty frame.
+  let showing = false;
+  async function showPage() {
+    if (exploring || recording || showing || ctx.view !== 'wge') return;
+    showing = true;
+    try {
+      const task = pickedTask();
+      holdCover(true);
+      clearOverlay($('overlay'));
+      ctx.fitFrame();
+      const obs = await lab.reset(task, ctx.seed());
+      $('utterance').textContent = obs.instruction.utterance;
+    } catch (e) {
+      ctx.message(errorText(e));
+    } finally {
+      showing = false;
+    }
+  }
+
+  // ------------------------------------------------------------------ exploring
+
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  const stepDelay = () => 1000 / Math.max(1, parseInt($('wge-speed').value, 10) || 8);
+
+  function showTally(t) {
+    $('wge-tally').textContent = t.episodes
+      ? `${plural(t.episodes, 'episode')} · ${t.successes} succeeded${t.recent_success === null ? '' : ` · last ${Math.min(t.window, t.episodes)}: ${(100 * t.recent_success).toFixed(0)}%`}`
+      : '';
+    $('wge-policy-note').textContent = session.task()
+      ? `The workflow policy follows the demonstrations' workflows on ${session.task()}, seeds from ${t.next_seed} on, and learns which steps lead to success.`
+      : 'Add demonstrations first: exploration follows their workflows.';
+  }
+
+  // The canvas over the page, sized like the page, drawing in page pixels.
+  function canvas2d() {
+    const c = $('overlay');
+    const dpr = window.devicePixelRatio || 1;
+    const w = c.clientWidth, h = c.clientHeight;
+    if (c.width !== Math.round(w * dpr)) { c.width = Math.round(w * dpr); c.height = Math.round(h * dpr); }
+    const g = c.getContext('2d');
+    g.setTransform(dpr, 0, 0, dpr, 0, 0);
+    g.clearRect(0, 0, w, h);
+    return { g, w, h };
+  }
+
+  // The elements the workflow step matched (shaded), the one acted on (outlined) and the step.
+  function drawStep(step) {
+    const { g, w, h } = canvas2d();
+    g.fillStyle = 'rgba(47,111,222,0.22)';
+    g.strokeStyle = 'rgba(47,111,222,0.9)';
+    g.lineWidth = 1;
+    for (const m of step.matched) {
+      g.fillRect(m.rect.left, m.rect.top, m.rect.width, m.rect.height);
+      g.strokeRect(m.rect.left + 0.5, m.rect.top + 0.5, m.rect.width - 1, m.rect.height - 1);
+    }
+    const kind = Object.keys(step.action)[0];
+    const target = kind === 'click' ? step.action.click : step.action[kind][0];
+    const t = step.matched.find((m) => m.ref === target);
+    if (!t) return;
+    g.strokeStyle = '#e8590c';
+    g.lineWidth = 2;
+    g.strokeRect(t.rect.left - 1, t.rect.top - 1, t.rect.width + 2, t.rect.height + 2);
+    g.font = '10px system-ui, sans-serif';
+    const text = step.notation;
+    const tw = Math.min(w - 2, g.measureText(text).width + 8);
+    const lx = Math.min(Math.max(0, t.rect.left), Math.max(0, w - tw));
+    let ly = t.rect.top + t.rect.height + 3;
+    if (ly + 14 > h) ly = Math.max(0, t.rect.top - 17);
+    g.fillStyle = 'rgba(29,35,48,0.88)';
+    g.fillRect(lx, ly, tw, 14);
+    g.fillStyle = '#fff';
+    g.fillText(text, lx + 4, ly + 10, tw - 8);
+  }
+
+  function listSteps(ep, current = -1) {
+    if (!ep.steps.length) {
+      $('wge-steps').replaceChildren(el('li', { className: 'quiet', textContent: 'No action: the workflow stopped on the first page.' }));
+      return;
+    }
+    $('wge-steps').replaceChildren(...ep.steps.map((s, i) => el('li', { className: i === current ? 'current' : '' },
+      s.skipped ? el('span', { className: 'quiet', textContent: `(skipped ${s.skipped}) ` }) : null,
+      el('span', { textContent: s.description }),
+      el('span', { className: 'wge-step-program', textContent: `${s.text} — ${plural(s.matched.length, 'element')} matched` }))));
+    $('wge-steps').children[current]?.scrollIntoView({ block: 'nearest' });
+  }
+
+  function showOutcome(ep) {
+    const out = $('wge-outcome');
+    out.textContent = `Seed ${ep.seed}${ep.demo === null ? '' : ` · workflow of demonstration #${ep.demo + 1}`}: ${ep.success ? 'success' : 'no success'}, raw reward ${ep.raw_reward} · ${ep.ending}`;
+    out.className = `outcome ${ep.success ? 'good' : 'bad'}`;
+  }
+
+  // Shows an explored episode on the page: its seed's page again, each step's matched elements
+  // drawn before the step's action is sent (the same actions on the same seeded page).
+  async function showEpisode(ep) {
+    clearOverlay($('overlay'));
+    listSteps(ep);
+    const obs = await lab.reset(ep.task, ep.seed);
+    $('utterance').textContent = obs.instruction.utterance;
+    for (let i = 0; i < ep.steps.length; i++) {
+      if (stopAsked) return;
+      const s = ep.steps[i];
+      listSteps(ep, i);
+      drawStep(s);
+      await sleep(stepDelay());
+      try { await lab.step(s.action); } catch { break; }
+    }
+    await sleep(Math.min(400, stepDelay()));
+  }
+
+  async function explore() {
+    if (exploring) return;
+    ctx.message('');
+    const n = Math.max(1, Math.min(10000, parseInt($('wge-episodes').value, 10) || 20));
+    const t0 = session.tally();
+    if (t0.episodes === 0) session.setNextSeed(ctx.seed());
+    exploring = true;
+    exploreRunning = true;
+    stopAsked = false;
+    setButtons();
+    holdCover(true);
+    ctx.fitFrame();
+    let last = null;
+    try {
+      for (let k = 0; k < n && !stopAsked; k++) {
+        $('wge-rec-status').textContent = '';
+        const ep = await session.explore();
+        last = ep;
+        if (ep.recent_success !== null) chart.add(`workflow policy (last ${session.tally().window})`, ep.episodes, ep.recent_success);
+        chart.draw();
+        showTally(session.tally());
+        showOutcome(ep);
+        if ($('wge-show').checked) {
+          await showEpisode(ep);
+        } else {
+          listSteps(ep);
+        }
+        if ($('wge-show').checked || k % 10 === 9 || k === n - 1) render();
+        if (k % 10 === 9) await persist();
+        if (!$('wge-show').checked) await sleep(0); // let the page paint
+      }
+    } catch (e) {
+      ctx.message(`Exploration stopped: ${errorText(e)}`);
+    } finally {
+      exploring = false;
+      exploreRunning = false;
+      render();
+      await persist();
+    }
+    if (last) {
+      if (last.steps.length) drawStep(last.steps[last.steps.length - 1]); else clearOverlay($('overlay'));
+      drawEnded($('overlay'), `Episode over · ${last.success ? 'success' : 'no success'} · raw reward ${last.raw_reward}`, last.success);
+    }
+  }
+
+  // ------------------------------------------------------------------ wiring
+
+  $('wge-record').addEventListener('click', () => record());
+  $('wge-record-stop').addEventListener('click', stopRecording);
+  $('wge-scripted').addEventListener('click', addScripted);
+  $('wge-import').addEventListener('change', (event) => {
+    const files = [...event.target.files];
+    event.target.value = '';
+    if (files.length) importFiles(files);
+  });
+  $('wge-clear').addEventListener('click', () => {
+    session.clear();
+    open.clear();
+    open.add(0);
+    expanded.clear();
+    chart.clear();
+    chart.draw();
+    $('wge-steps').replaceChildren();
+    $('wge-outcome').textContent = '';
+    showTally(session.tally());
+    render();
+    persist();
+  });
+  $('wge-explore').addEventListener('click', explore);
+  $('wge-stop').addEventListener('click', () => { stopAsked = true; });
+  $('wge-reset-policy').addEventListener('click', () => {
+    session.resetPolicy();
+    chart.clear();
+    chart.draw();
+    $('wge-steps').replaceChildren();
+    $('wge-outcome').textContent = '';
+    showTally(session.tally());
+    render();
+    persist();
+  });
+  $('task').addEventListener('change', () => { if (ctx.view === 'wge') showPage(); });
+  $('wge-speed').addEventListener('input', () => { $('wge-speed-label').textContent = `${$('wge-speed').value} steps/s`; });
+
+  let entered = null;
+  async function enter() {
+    await restore();
+    render();
+    showTally(session.tally());
+    chart.draw();
+    await showPage();
+  }
+  const api = {
+    enter() { entered = enter(); return entered; },
+    leave() {
+      stopRecording();
+      stopAsked = true;
+      holdCover(false);
+    },
+    // The app opens on this view: entering already started it.
+    start() { return entered || this.enter(); },
+    // For tests: the session's demonstrations as the view shows them, and its tally.
+    demonstrations() { return session.demonstrations(); },
+    tally() { return session.tally(); },
+  };
+  window.wgeView = api; // for tests and the curious, as window.lab
+  return api;
+}
