@@ -14,6 +14,9 @@ const $ = (id) => document.getElementById(id);
 const STORE_KEY = 'wge-session';
 // Constraints listed per lattice edge before "show all" (an edge often has dozens).
 const SHOWN_PROGRAMS = 6;
+// The neural policy is judged greedily on this many held-out seeds every JUDGE_EVERY episodes.
+const JUDGE_SEEDS = 5;
+const JUDGE_EVERY = 10;
 const SOURCE_LABEL = { person: 'recorded by a person', scripted: 'scripted (oracle)', imported: 'imported file' };
 
 const el = (tag, props = {}, ...children) => {
@@ -65,7 +68,8 @@ export function initWge(ctx) {
       showTally(session.tally());
       if (session.task()) ctx.setTask(session.task());
       const n = session.demonstrations().length;
-      if (n) $('wge-rec-status').textContent = `Resumed the saved session: ${plural(n, 'demonstration')} of ${session.task()}.`;
+      const t = session.tally();
+      if (n) $('wge-rec-status').textContent = `Resumed the saved session: ${plural(n, 'demonstration')} of ${session.task()}${t.episodes ? `, ${plural(t.episodes, 'episode')} explored; the workflow policy's weights start again from their initial values (they are not saved yet)` : ''}.`;
     } catch (e) {
       // The record stays in the store: nothing is lost by refusing it.
       ctx.message(`${errorText(e)}. The saved WGE session was not loaded and is kept; adding a demonstration replaces it.`);
@@ -148,6 +152,7 @@ export function initWge(ctx) {
     $('wge-explore').disabled = busy || !session.task();
     $('wge-stop').disabled = !exploring || !exploreRunning;
     $('wge-reset-policy').disabled = busy;
+    $('wge-neural').disabled = busy;
   }
 
   // A task the session can take: one of the lab's own (workflows name its pages).
@@ -373,7 +378,9 @@ export function initWge(ctx) {
       s.skipped ? el('span', { className: 'quiet', textContent: `(skipped ${s.skipped}) ` }) : null,
       el('span', { textContent: s.description }),
       el('span', { className: 'wge-step-program', textContent: `${s.text} — ${plural(s.matched.length, 'element')} matched` }))));
-    $('wge-steps').children[current]?.scrollIntoView({ block: 'nearest' });
+    // Scrolls the list only (scrollIntoView would scroll the whole page too).
+    const list = $('wge-steps'), li = list.children[current];
+    if (li) list.scrollTop = Math.max(0, li.offsetTop - list.clientHeight / 2);
   }
 
   function showOutcome(ep) {
@@ -400,6 +407,24 @@ export function initWge(ctx) {
     await sleep(Math.min(400, stepDelay()));
   }
 
+  function showNeural(n) {
+    $('wge-neural-note').textContent = n.on
+      ? `DOMNet: ${plural(n.replay, 'successful episode')} in its replay (replayed once a goal shape has ${n.min_group}), ${plural(n.updates, 'update')}${n.success === null || n.success === undefined ? '' : ` · greedy success ${(100 * n.success).toFixed(0)}% on ${n.seeds} held-out seeds`}. Not saved on reload.`
+      : '';
+  }
+
+  async function judgeNeural(episodes) {
+    const end = ctx.busy(`Judging the neural policy on ${JUDGE_SEEDS} held-out seeds…`);
+    try {
+      const n = await session.judgeNeural(JUDGE_SEEDS);
+      chart.add(`DOMNet (greedy, ${JUDGE_SEEDS} held-out seeds)`, episodes, n.success);
+      chart.draw();
+      showNeural(n);
+    } finally {
+      end();
+    }
+  }
+
   async function explore() {
     if (exploring) return;
     ctx.message('');
@@ -413,23 +438,36 @@ export function initWge(ctx) {
     holdCover(true);
     ctx.fitFrame();
     let last = null;
+    let shown = false; // whether the page shows the end of `last`
     try {
       for (let k = 0; k < n && !stopAsked; k++) {
+        shown = false;
         $('wge-rec-status').textContent = '';
         const ep = await session.explore();
         last = ep;
+        if ($('wge-neural').checked) {
+          showNeural(session.neuralStatus());
+          if (k % JUDGE_EVERY === JUDGE_EVERY - 1 || k === n - 1) await judgeNeural(ep.episodes);
+        }
         if (ep.recent_success !== null) chart.add(`workflow policy (last ${session.tally().window})`, ep.episodes, ep.recent_success);
         chart.draw();
         showTally(session.tally());
         showOutcome(ep);
         if ($('wge-show').checked) {
           await showEpisode(ep);
+          shown = !stopAsked;
         } else {
           listSteps(ep);
         }
         if ($('wge-show').checked || k % 10 === 9 || k === n - 1) render();
         if (k % 10 === 9) await persist();
         if (!$('wge-show').checked) await sleep(0); // let the page paint
+      }
+      // A fast run (or the neural policy's judging) left another page on screen: the last
+      // episode is shown, so what the overlay draws is on the page it happened on.
+      if (last && !shown && !stopAsked) {
+        await showEpisode(last);
+        shown = !stopAsked;
       }
     } catch (e) {
       ctx.message(`Exploration stopped: ${errorText(e)}`);
@@ -439,7 +477,8 @@ export function initWge(ctx) {
       render();
       await persist();
     }
-    if (last) {
+    if (last && shown) {
+      listSteps(last, last.steps.length - 1);
       if (last.steps.length) drawStep(last.steps[last.steps.length - 1]); else clearOverlay($('overlay'));
       drawEnded($('overlay'), `Episode over · ${last.success ? 'success' : 'no success'} · raw reward ${last.raw_reward}`, last.success);
     }
@@ -470,8 +509,21 @@ export function initWge(ctx) {
   });
   $('wge-explore').addEventListener('click', explore);
   $('wge-stop').addEventListener('click', () => { stopAsked = true; });
+  $('wge-neural').addEventListener('change', async () => {
+    const on = $('wge-neural').checked;
+    const end = ctx.busy(on ? 'Building the neural policy (DOMNet)…' : 'Stopping the neural policy…');
+    await ctx.painted();
+    try {
+      showNeural(session.setNeural(on));
+    } catch (e) {
+      $('wge-neural').checked = false;
+      ctx.message(`The neural policy could not start: ${errorText(e)}`);
+    } finally {
+      end();
+    }
+  });
   $('wge-reset-policy').addEventListener('click', () => {
-    session.resetPolicy();
+    try { session.resetPolicy(); } catch (e) { ctx.message(errorText(e)); }
     chart.clear();
     chart.draw();
     $('wge-steps').replaceChildren();
@@ -497,6 +549,10 @@ export function initWge(ctx) {
       stopRecording();
       stopAsked = true;
       holdCover(false);
+    },
+    // Share links do not carry a WGE session yet (demonstrations and a trained policy).
+    shareState() {
+      throw new Error('the Workflows (WGE) view has no share links yet (they would have to carry the demonstrations and the trained policy)');
     },
     // The app opens on this view: entering already started it.
     start() { return entered || this.enter(); },

@@ -21,7 +21,10 @@ use crate::policy::oracle::{Script, scripted};
 use crate::wge::config::WgeConfig;
 use crate::wge::demo_import::import_wge_demo;
 use crate::wge::explore::{EpisodeEnd, WorkflowEpisode, train_episode};
+use crate::wge::domnet_config::NeuralConfig;
+use crate::wge::neural::NeuralPolicy;
 use crate::wge::policy::{DemoWorkflow, StopReason, WorkflowPolicy};
+use crate::wge::replay::ReplayEpisode;
 
 /// Version of the view's saved state; a record of another version is refused and kept.
 pub const WGE_VIEW_FORMAT: u32 = 1;
@@ -34,6 +37,9 @@ const SCRIPTED_MAX_STEPS: u32 = 30;
 const POLICY_SEED: u64 = 1;
 /// The success rate the view charts is over this many latest exploration episodes.
 const SUCCESS_WINDOW: usize = 20;
+/// The neural policy is judged greedily on seeds from here (`EVAL_SEEDS_FROM + k`), apart from
+/// the exploration seeds, which count up from the seed box.
+const EVAL_SEEDS_FROM: u32 = 1 << 30;
 
 /// Where a demonstration came from: a person in the app (Play & record's recorder), the lab's
 /// scripted oracle (not a person: labelled so everywhere), or a file in the published format
@@ -343,6 +349,36 @@ fn explored_view(episode: &WorkflowEpisode, policy: &WorkflowPolicy, tally: &Tal
 pub struct WgeSession {
     envs: Slots,
     state: Rc<RefCell<State>>,
+    /// DOMNet trained from the workflow policy's episodes (`wge::neural`), once asked for; taken
+    /// out for the length of an async call.
+    neural: Rc<RefCell<Option<NeuralPolicy>>>,
+    neural_on: Rc<RefCell<bool>>,
+}
+
+#[derive(Serialize)]
+struct NeuralView {
+    on: bool,
+    /// Successful exploration episodes in the grouped replay, and the updates taken.
+    replay: usize,
+    updates: u64,
+    episodes: u64,
+    /// Episodes a group needs before it is replayed.
+    min_group: usize,
+    /// Greedy success over the judging seeds, when judged.
+    success: Option<f64>,
+    seeds: u32,
+}
+
+fn neural_view(n: Option<&NeuralPolicy>, on: bool, success: Option<f64>, seeds: u32) -> NeuralView {
+    NeuralView {
+        on,
+        replay: n.map_or(0, |n| n.replay().len()),
+        updates: n.map_or(0, |n| n.counters.updates),
+        episodes: n.map_or(0, |n| n.counters.episodes),
+        min_group: n.map_or(NeuralConfig::default().replay_min_group, |n| n.cfg.replay_min_group),
+        success,
+        seeds,
+    }
 }
 
 #[wasm_bindgen]
@@ -350,7 +386,7 @@ impl Lab {
     /// A WGE session acting on the lab's page #0 (the page the Watch and Play views use).
     #[wasm_bindgen(js_name = wgeSession)]
     pub fn wge_session(&self) -> WgeSession {
-        WgeSession { envs: self.envs.clone(), state: Rc::default() }
+        WgeSession { envs: self.envs.clone(), state: Rc::default(), neural: Rc::default(), neural_on: Rc::default() }
     }
 }
 
@@ -439,10 +475,66 @@ impl WgeSession {
         s.reset_policy();
     }
 
-    /// Forgets what exploration learned: fresh weights over the same demonstrations.
+    /// Forgets what exploration learned: fresh weights over the same demonstrations, and a
+    /// fresh neural policy when one is being trained.
     #[wasm_bindgen(js_name = resetPolicy)]
-    pub fn reset_policy(&self) {
+    pub fn reset_policy(&self) -> Result<(), JsValue> {
         self.state.borrow_mut().reset_policy();
+        if *self.neural_on.borrow() {
+            *self.neural.borrow_mut() = None;
+            self.set_neural(true)?;
+        }
+        Ok(())
+    }
+
+    /// Trains the neural policy (DOMNet, CPU) from exploration from now on (`true`), or stops
+    /// (`false`; the network is kept and goes on learning when asked again).
+    #[wasm_bindgen(js_name = setNeural)]
+    pub fn set_neural(&self, on: bool) -> Result<JsValue, JsValue> {
+        if on && self.neural.borrow().is_none() {
+            let device = burn::prelude::Device::flex().autodiff();
+            let policy = NeuralPolicy::new(NeuralConfig::default(), &device).map_err(js_err)?;
+            *self.neural.borrow_mut() = Some(policy);
+        }
+        *self.neural_on.borrow_mut() = on;
+        let n = self.neural.borrow();
+        Ok(to_js(&neural_view(n.as_ref(), on, None, 0)))
+    }
+
+    /// Judges the neural policy greedily on `seeds` episodes of the session's task (seeds from
+    /// `EVAL_SEEDS_FROM`) on page #0: resolves to its success rate and training counters.
+    #[wasm_bindgen(js_name = judgeNeural)]
+    pub fn judge_neural(&self, seeds: u32) -> Promise {
+        let (slots, state, neural, on) = (self.envs.clone(), self.state.clone(), self.neural.clone(), *self.neural_on.borrow());
+        future_to_promise(async move {
+            let task = state.borrow().task.clone().ok_or_else(|| js_err("add a demonstration first"))?;
+            let spec = TaskSpec::builtin(&task).map_err(js_err)?;
+            let mut policy = neural.borrow_mut().take().ok_or_else(|| js_err("the neural policy is not being trained"))?;
+            let env = slots.take(0);
+            let mut env = match env {
+                Ok(env) => env,
+                Err(e) => {
+                    *neural.borrow_mut() = Some(policy);
+                    return Err(js_err(e));
+                }
+            };
+            let previous = env.config().clone();
+            env.set_config(EnvConfig { max_steps: None, hold_clock: true, data_mode: "train".into(), ..previous.clone() });
+            let result = policy.evaluate(&mut env, &spec, (0..seeds).map(|k| EVAL_SEEDS_FROM + k)).await;
+            env.set_config(previous);
+            slots.put(0, env);
+            let view = neural_view(Some(&policy), on, result.as_ref().ok().copied(), seeds);
+            *neural.borrow_mut() = Some(policy);
+            result.map_err(js_err)?;
+            Ok(to_js(&view))
+        })
+    }
+
+    /// The neural policy's training counters (null success: not judged here).
+    #[wasm_bindgen(js_name = neuralStatus)]
+    pub fn neural_status(&self) -> JsValue {
+        let n = self.neural.borrow();
+        to_js(&neural_view(n.as_ref(), *self.neural_on.borrow(), None, 0))
     }
 
     /// Episodes explored, successes, the latest success rate and the next episode's seed.
@@ -466,6 +558,7 @@ impl WgeSession {
     /// each step's workflow step, action and the elements the step matched — and the tally.
     pub fn explore(&self) -> Promise {
         let (slots, state) = (self.envs.clone(), self.state.clone());
+        let neural = (*self.neural_on.borrow()).then(|| self.neural.clone());
         future_to_promise(async move {
             let (task, seed, mut policy) = {
                 let s = state.borrow();
@@ -481,6 +574,21 @@ impl WgeSession {
             env.set_config(previous);
             slots.put(0, env);
             let episode = result.map_err(js_err)?;
+            // The neural policy learns from the episode (its replay keeps successes only).
+            let mut neural_error = None;
+            if let Some(cell) = &neural {
+                let taken = cell.borrow_mut().take();
+                if let Some(mut n) = taken {
+                    let pairs = episode.pairs().map(|(o, a)| (o.clone(), a.clone())).collect();
+                    if let Err(e) = n.observe_exploration(ReplayEpisode::new(pairs, episode.ret())).await {
+                        neural_error = Some(e);
+                    }
+                    *cell.borrow_mut() = Some(n);
+                }
+            }
+            if let Some(e) = neural_error {
+                return Err(js_err(format!("the neural policy's update failed: {e}")));
+            }
             let mut s = state.borrow_mut();
             // The demonstrations may have changed while the page acted: then this episode's
             // update belongs to a policy that is gone, and only its outcome is shown.
