@@ -167,6 +167,7 @@ export function initWge(ctx) {
   async function record(seed = ctx.seed()) {
     stopRecordPoll();
     ctx.message('');
+    await showing;
     try {
       const task = pickedTask();
       holdCover(false);
@@ -236,6 +237,7 @@ export function initWge(ctx) {
     let task;
     try { task = pickedTask(); } catch (e) { ctx.message(errorText(e)); return; }
     const count = Math.max(1, Math.min(50, parseInt($('wge-scripted-count').value, 10) || 10));
+    await showing;
     const first = ctx.seed();
     exploring = true; // the page is in use: no other action starts meanwhile
     setButtons();
@@ -296,10 +298,13 @@ export function initWge(ctx) {
 
 
   // The task's page at the seed in the box, so the view never opens on an empty frame.
-  let showing = false;
-  async function showPage() {
-    if (exploring || recording || showing || ctx.view !== 'wge') return;
-    showing = true;
+  let showing = null; // the page being shown, which recording and exploring wait for
+  function showPage() {
+    if (exploring || recording || showing || ctx.view !== 'wge') return showing || Promise.resolve();
+    showing = loadPage().finally(() => { showing = null; });
+    return showing;
+  }
+  async function loadPage() {
     try {
       const task = pickedTask();
       holdCover(true);
@@ -309,8 +314,6 @@ export function initWge(ctx) {
       $('utterance').textContent = obs.instruction.utterance;
     } catch (e) {
       ctx.message(errorText(e));
-    } finally {
-      showing = false;
     }
   }
 
@@ -429,6 +432,7 @@ export function initWge(ctx) {
     if (exploring) return;
     ctx.message('');
     const n = Math.max(1, Math.min(10000, parseInt($('wge-episodes').value, 10) || 20));
+    await showing;
     const t0 = session.tally();
     if (t0.episodes === 0) session.setNextSeed(ctx.seed());
     exploring = true;
