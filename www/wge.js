@@ -138,6 +138,7 @@ export function initWge(ctx) {
     $('wge-demos-empty').hidden = demos.length > 0;
     const task = session.task();
     $('wge-demo-count').textContent = demos.length ? `${demos.length} of ${task}` : '';
+    showTally(session.tally());
     setButtons();
   }
 
@@ -289,8 +290,12 @@ export function initWge(ctx) {
     } finally {
       end();
     }
-    if (task) ctx.setTask(task);
     render();
+    // The picker follows the demonstrations' task, and the page with it.
+    if (task && task !== ctx.task()) {
+      ctx.setTask(task);
+      await showPage();
+    }
     if (added) await persist();
     if (added) $('wge-rec-status').textContent = `Opened ${plural(added, 'demonstration')} of ${task}.`;
     if (errors.length) ctx.message(errors.join(' · '));
