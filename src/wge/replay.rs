@@ -10,6 +10,7 @@ use crate::env::{Action, Observation};
 use crate::rng::Rng;
 
 use super::domnet_config::NeuralConfig;
+use super::explore::WorkflowEpisode;
 
 /// One episode as the neural policy learns from it: the observation before each action, the
 /// action, the instruction's field keys and the episode's undiscounted return.
@@ -29,6 +30,17 @@ impl ReplayEpisode {
         keys.sort();
         keys.dedup();
         ReplayEpisode { steps, field_keys: keys, ret }
+    }
+}
+
+impl From<&WorkflowEpisode> for ReplayEpisode {
+    /// The workflow policy's episode as the neural policy learns from it: its (observation,
+    /// action) pairs, its goal's field keys and its return (the raw reward).
+    fn from(ep: &WorkflowEpisode) -> Self {
+        let mut field_keys = ep.field_keys.clone();
+        field_keys.sort();
+        field_keys.dedup();
+        ReplayEpisode { steps: ep.pairs().map(|(o, a)| (o.clone(), a.clone())).collect(), field_keys, ret: ep.ret() }
     }
 }
 
