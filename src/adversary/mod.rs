@@ -7,10 +7,12 @@
 //! - `objective`: the objectives as pure functions of returns and SKIP log-probabilities;
 //! - `generator`: sampling designs, the A2C update with the budget term, checkpoints — and the
 //!   adversary as a `curriculum::Generator`;
+//! - `history`: the primitives it generated over training, in early/middle/late thirds;
 //! - `train`: the population loop (any generator: the adversaries, DR, CL) and its snapshots.
 
 pub mod config;
 pub mod generator;
+pub mod history;
 pub mod model;
 pub mod objective;
 pub mod train;

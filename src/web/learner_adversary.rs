@@ -18,11 +18,11 @@ use super::learner::{Flags, Next, SNAPSHOT_SCHEMA, TrainRequest, Watched, check_
 use super::learner_navigator::{NavProbe, config as navigator_config, grid};
 use super::remote::to_js;
 use super::util::now_ms;
+use crate::adversary::history::PrimitiveHistory;
 use crate::adversary::train::{PopIteration, PopulationTrainer, population};
 use crate::adversary::{Adversary, LoopConfig};
 use crate::curriculum::{Generator, GeneratorSpec};
 use crate::gminiwob::Design;
-use crate::gminiwob::primitive::PRIMITIVE_COUNT;
 use crate::gminiwob::test_sites::{LEVELS, TEST_SITES};
 use crate::learn::Agent;
 use crate::learn::checkpoint::Precision;
@@ -30,83 +30,6 @@ use crate::learn::failures::EnvFailures;
 
 /// How many of the newest designs a progress message carries (the view's thumbnails).
 const DESIGNS_SHOWN: usize = 4;
-/// The histogram keeps at most this many blocks of iterations; past it, neighbours merge and
-/// blocks double in length, so its size stays bounded however long the run.
-const HISTORY_BLOCKS: usize = 48;
-
-/// How often each primitive was generated over training, in blocks of consecutive iterations,
-/// so that the early, middle and late thirds (AEG Figure 7) can be read at any time.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct PrimitiveHistory {
-    /// Iterations per block (a power of two, from 1).
-    pub block: u64,
-    /// Per block: designs seen and each primitive's count (index 0 is primitive 1).
-    pub blocks: Vec<(u64, Vec<u32>)>,
-}
-
-/// One third of training as the histogram shows it.
-#[derive(Serialize)]
-pub struct Third {
-    /// Iterations `from..to`.
-    pub from: u64,
-    pub to: u64,
-    pub designs: u64,
-    pub counts: Vec<u32>,
-}
-
-impl PrimitiveHistory {
-    pub fn add(&mut self, iteration: u64, design: &Design) {
-        self.block = self.block.max(1);
-        let at = (iteration / self.block) as usize;
-        while self.blocks.len() <= at {
-            self.blocks.push((0, vec![0; PRIMITIVE_COUNT]));
-        }
-        let (designs, counts) = &mut self.blocks[at];
-        *designs += 1;
-        for p in design.placed() {
-            counts[p.primitive - 1] += 1;
-        }
-        if self.blocks.len() > HISTORY_BLOCKS {
-            self.blocks = self
-                .blocks
-                .chunks(2)
-                .map(|pair| {
-                    let mut merged = pair[0].clone();
-                    if let Some((d, c)) = pair.get(1) {
-                        merged.0 += d;
-                        merged.1.iter_mut().zip(c).for_each(|(a, b)| *a += b);
-                    }
-                    merged
-                })
-                .collect();
-            self.block *= 2;
-        }
-    }
-
-    /// The blocks split in three runs of (nearly) equal length: early, middle, late.
-    pub fn thirds(&self) -> Vec<Third> {
-        let n = self.blocks.len();
-        (0..3)
-            .map(|t| {
-                let (a, b) = (n * t / 3, n * (t + 1) / 3);
-                let mut counts = vec![0; PRIMITIVE_COUNT];
-                let mut designs = 0;
-                for (d, c) in &self.blocks[a..b] {
-                    designs += d;
-                    counts.iter_mut().zip(c).for_each(|(x, y)| *x += y);
-                }
-                Third { from: a as u64 * self.block, to: b as u64 * self.block, designs, counts }
-            })
-            .collect()
-    }
-
-    fn check(&self) -> Result<(), String> {
-        if self.blocks.len() > HISTORY_BLOCKS || self.blocks.iter().any(|(_, c)| c.len() != PRIMITIVE_COUNT) || (self.block == 0 && !self.blocks.is_empty()) {
-            return Err("the saved run is damaged: its primitive histogram does not fit".into());
-        }
-        Ok(())
-    }
-}
 
 /// An adversarial run's `state` in its snapshot (the run itself is the snapshot's bytes).
 #[derive(Serialize, Deserialize)]
