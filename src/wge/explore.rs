@@ -9,6 +9,12 @@ use crate::env::{Action, EnvError, Environment, NodeRef, Observation, STEP_LIMIT
 
 use super::policy::{Decision, Mode, ProgramChoice, StopReason, WorkflowPolicy};
 
+/// The reward of an episode the page did not end (the policy stopped, or the step cap came
+/// first): a failure, as [`crate::env::EnvConfig::max_steps`] scores one.
+pub const UNFINISHED_REWARD: f64 = -1.0;
+/// Why an episode the workflow policy ended itself is over.
+pub const STOPPED_REASON: &str = "the workflow policy stopped";
+
 /// One action of a workflow-policy episode.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WorkflowStep {
@@ -52,9 +58,15 @@ pub struct WorkflowEpisode {
     pub final_observation: Observation,
     /// Skip edges taken after the last action, before stopping.
     pub trailing_skips: Vec<ProgramChoice>,
+    /// The sampled step that could not be executed on `final_observation`, when that is what
+    /// ended the episode (an execution error is a Terminate action).
+    pub stopped_at: Option<ProgramChoice>,
+    /// The element the last action targeted (what `Last` meant for `stopped_at`).
+    pub last: Option<NodeRef>,
     pub end: EpisodeEnd,
-    /// The page's time-decayed and raw rewards when it ended the episode; 0 when the policy
-    /// stopped or ran into the step cap first (the page gave no reward).
+    /// The page's time-decayed and raw rewards when it ended the episode; −1 when the policy
+    /// stopped or ran into the step cap first: an unfinished task is a failed one, as the lab's
+    /// step limit ([`STEP_LIMIT_REASON`]) and the page's own time limit would score it.
     pub reward: f64,
     pub raw_reward: f64,
     pub reason: Option<String>,
@@ -98,6 +110,8 @@ pub async fn run_episode<E: Environment>(
         steps: Vec::new(),
         final_observation: Observation::default(),
         trailing_skips: Vec::new(),
+        stopped_at: None,
+        last: None,
         end: EpisodeEnd::StepCap,
         reward: 0.0,
         raw_reward: 0.0,
@@ -105,14 +119,20 @@ pub async fn run_episode<E: Environment>(
     };
     let Some(cursor) = cursor.as_mut() else {
         episode.end = EpisodeEnd::Stopped(StopReason::NoDemonstrations);
+        (episode.reward, episode.raw_reward) = (UNFINISHED_REWARD, UNFINISHED_REWARD);
+        episode.reason = Some(STOPPED_REASON.to_string());
         episode.final_observation = obs;
         return Ok(episode);
     };
     while episode.steps.len() < policy.config.max_steps as usize {
         let last = cursor.last;
         match policy.next(cursor, &obs, mode) {
-            Decision::Terminate { skipped, reason } => {
+            Decision::Terminate { skipped, reason, choice } => {
                 episode.trailing_skips = skipped;
+                episode.stopped_at = choice;
+                episode.last = last;
+                (episode.reward, episode.raw_reward) = (UNFINISHED_REWARD, UNFINISHED_REWARD);
+                episode.reason = Some(STOPPED_REASON.to_string());
                 episode.end = EpisodeEnd::Stopped(reason);
                 episode.final_observation = obs;
                 return Ok(episode);
@@ -133,6 +153,7 @@ pub async fn run_episode<E: Environment>(
         }
     }
     episode.reason = Some(STEP_LIMIT_REASON.to_string());
+    (episode.reward, episode.raw_reward) = (UNFINISHED_REWARD, UNFINISHED_REWARD);
     episode.final_observation = obs;
     Ok(episode)
 }

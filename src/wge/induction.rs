@@ -276,13 +276,12 @@ pub fn consistent_programs(obs: &Observation, action: &Action, config: &Inductio
     let fields = &obs.instruction.fields;
     let mut strings: Vec<StringSelector> = page_strings(obs, config.max_ngram).into_iter().map(StringSelector::Literal).collect();
     strings.extend((0..fields.len()).map(StringSelector::Field));
-    // A goal given only as an utterance: its 1- to max_ngram-token spans stand where field
-    // values would (the authors' UtteranceSelector).
+    // The utterance's 1- to max_ngram-token spans (the authors' UtteranceSelector): the only goal
+    // strings of a task without fields, and the only way to name one item of a field that lists
+    // several (click-checkboxes' `targets` is "KT, foo, bar"; a field selector gives it whole).
     let tokens = &obs.instruction.tokens;
-    if fields.is_empty() {
-        for len in 1..=config.max_ngram.min(tokens.len()) {
-            strings.extend((0..=tokens.len() - len).map(|start| StringSelector::Utterance { start, end: start + len }));
-        }
+    for len in 1..=config.max_ngram.min(tokens.len()) {
+        strings.extend((0..=tokens.len() - len).map(|start| StringSelector::Utterance { start, end: start + len }));
     }
 
     let mut tags: Vec<&str> = obs.dom.nodes.iter().map(|n| n.tag.as_str()).collect();

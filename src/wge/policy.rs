@@ -108,7 +108,13 @@ pub enum Decision {
         /// The elements the step's execution paths act on (what a view highlights).
         matched: Vec<NodeRef>,
     },
-    Terminate { skipped: Vec<ProgramChoice>, reason: StopReason },
+    Terminate {
+        skipped: Vec<ProgramChoice>,
+        reason: StopReason,
+        /// The sampled step that could not be executed ([`StopReason::NotExecutable`]): the
+        /// episode's last choice, which the update learns from like an action's.
+        choice: Option<ProgramChoice>,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -125,6 +131,35 @@ impl WorkflowPolicy {
 
     pub fn demos(&self) -> &[DemoWorkflow] {
         &self.demos
+    }
+
+    /// Everything the policy has learned (lattices, weights, baselines, its generator's place),
+    /// as JSON, so a page can resume it after a reload.
+    pub fn to_json(&self) -> String {
+        let saved = SavedPolicy { config: self.config.clone(), demos: self.demos.clone(), rng_state: self.rng.state() };
+        serde_json::to_string(&saved).expect("a workflow policy serialises")
+    }
+
+    /// The policy [`Self::to_json`] wrote; a file that is not one gets a clear message.
+    pub fn from_json(text: &str) -> Result<Self, String> {
+        let saved: SavedPolicy = serde_json::from_str(text).map_err(|e| format!("not a saved workflow policy: {e}"))?;
+        for (k, d) in saved.demos.iter().enumerate() {
+            let fits = d.positions.len() == d.lattice.steps
+                && d.positions.iter().all(|p| {
+                    p.weights.len() == p.options.len()
+                        && p.options.iter().all(|o| {
+                            d.lattice.edges.get(o.edge).is_some_and(|e| match (&e.kind, o.program) {
+                                (EdgeKind::Act(programs), Some(i)) => i < programs.len(),
+                                (EdgeKind::Skip, None) => true,
+                                _ => false,
+                            })
+                        })
+                });
+            if !fits {
+                return Err(format!("saved workflow policy: demonstration {k}'s weights do not fit its lattice"));
+            }
+        }
+        Ok(WorkflowPolicy { config: saved.config, demos: saved.demos, rng: Rng::from_state(saved.rng_state) })
     }
 
     /// Induces the demonstration's lattice and gives its positions their initial weights;
@@ -216,7 +251,7 @@ impl WorkflowPolicy {
     /// samples an action among the step's execution paths and moves the cursor along its edge.
     pub fn next(&mut self, cursor: &mut Cursor, obs: &Observation, mode: Mode) -> Decision {
         let mut skipped = Vec::new();
-        let stop = |skipped, reason| Decision::Terminate { skipped, reason };
+        let stop = |skipped, reason| Decision::Terminate { skipped, reason, choice: None };
         loop {
             let Some(demo) = self.demos.get(cursor.demo) else { return stop(skipped, StopReason::NoDemonstrations) };
             let Some(position) = demo.positions.get(cursor.vertex) else { return stop(skipped, StopReason::EndOfLattice) };
@@ -247,8 +282,10 @@ impl WorkflowPolicy {
                 cursor.vertex = edge.to;
                 continue;
             };
-            let Ok(paths) = exec.candidates(program) else { return stop(skipped, StopReason::NotExecutable) };
-            let Some(action) = self.rng.choose(&paths).cloned() else { return stop(skipped, StopReason::NotExecutable) };
+            let Some(action) = exec.candidates(program).ok().and_then(|paths| self.rng.choose(&paths).cloned()) else {
+                return Decision::Terminate { skipped, reason: StopReason::NotExecutable, choice: Some(choice) };
+            };
+            let paths = exec.candidates(program).unwrap_or_default();
             let mut matched: Vec<NodeRef> = paths.iter().map(Action::target).collect();
             matched.dedup();
             cursor.vertex = edge.to;
@@ -262,11 +299,22 @@ impl WorkflowPolicy {
     /// weights, w += lr·g·(G − V) with g = p(a|z)π(z)/π(a) − π(z) (the gradient of
     /// log Σ_z p(a|z)π_w(z), Eq. 5) and p(a|z) = 1/#paths when z allows a; then
     /// V ← decay·V + (1 − decay)·G. Linear: on success, `rate` is added to each chosen step.
+    ///
+    /// A step that could not be executed ended the episode with Terminate, an action of its own:
+    /// p(Terminate | z) is 1 for every step z that cannot execute on that page, 0 for the rest.
     pub fn update(&mut self, episode: &WorkflowEpisode) {
+        let acted = episode.steps.iter().map(|s| (s.choice, &s.observation, s.last, Some(&s.action)));
+        let stopped = episode.stopped_at.map(|c| (c, &episode.final_observation, episode.last, None));
+        for (choice, observation, last, action) in acted.chain(stopped).collect::<Vec<_>>() {
+            self.update_position(choice, observation, last, action, episode);
+        }
+    }
+
+    fn update_position(&mut self, choice: ProgramChoice, observation: &Observation, last: Option<NodeRef>, action: Option<&Action>, episode: &WorkflowEpisode) {
         let g_return = episode.ret();
-        for step in &episode.steps {
-            let ProgramChoice { demo, vertex, option, .. } = step.choice;
-            let exec = ExecutionEnv::new(&step.observation, step.last);
+        {
+            let ProgramChoice { demo, vertex, option, .. } = choice;
+            let exec = ExecutionEnv::new(observation, last);
             let probs = self.probabilities(demo, vertex);
             let d = &self.demos[demo];
             let position = &d.positions[vertex];
@@ -274,8 +322,9 @@ impl WorkflowPolicy {
             let p_action: Vec<f64> = position
                 .options
                 .iter()
-                .map(|o| match d.constraint(o) {
-                    Some(c) if exec.consistent(c, &step.action) => exec.candidates(c).map_or(0.0, |paths| 1.0 / paths.len().max(1) as f64),
+                .map(|o| match (d.constraint(o), action) {
+                    (Some(c), Some(a)) if exec.consistent(c, a) => exec.candidates(c).map_or(0.0, |paths| 1.0 / paths.len().max(1) as f64),
+                    (Some(c), None) if exec.candidates(c).is_err() => 1.0,
                     _ => 0.0,
                 })
                 .collect();
@@ -302,6 +351,13 @@ impl WorkflowPolicy {
             position.value = decay * position.value + (1.0 - decay) * g_return;
         }
     }
+}
+
+#[derive(Serialize, Deserialize)]
+struct SavedPolicy {
+    config: WgeConfig,
+    demos: Vec<DemoWorkflow>,
+    rng_state: u64,
 }
 
 fn same_keys(keys: &[String], want: &[&String]) -> bool {
@@ -471,6 +527,8 @@ mod tests {
             }],
             final_observation: obs.clone(),
             trailing_skips: vec![],
+            stopped_at: None,
+            last: None,
             end: EpisodeEnd::Done,
             reward: raw_reward,
             raw_reward,
@@ -506,6 +564,28 @@ mod tests {
         assert!((policy.demos()[0].positions[0].value - (0.9 * 0.1 - 0.1)).abs() < 1e-12);
         // The failed click made the broad step less likely.
         assert!(after[0] < before[0]);
+    }
+
+    #[test]
+    fn a_step_that_cannot_execute_is_a_terminate_the_update_learns_from() {
+        // No "c" on the page: sampling Exact "c" ended the episode (G = −1) with V at 0.5.
+        // p(Terminate | z) = 1 only for Exact "c"; π = 1/3 each, so π(Terminate) = 1/3 and
+        // g = (2/3 for "c", −1/3 for the others); w += 0.8·g·(−1 − 0.5).
+        let (mut policy, mut obs) = hand_policy([0.0; 3]);
+        obs.dom.nodes[3].text = "z".into();
+        policy.demos[0].positions[0].value = 0.5;
+        let mut episode = one_step_episode(&obs, Action::Click(2), 2, -1.0);
+        episode.steps.clear();
+        episode.end = EpisodeEnd::Stopped(StopReason::NotExecutable);
+        episode.stopped_at = Some(ProgramChoice { demo: 0, vertex: 0, option: 2, edge: 0, program: Some(2) });
+        policy.update(&episode);
+        let w = &policy.demos()[0].positions[0].weights;
+        for (got, want) in w.iter().zip([0.8 * (-1.0 / 3.0) * -1.5, 0.8 * (-1.0 / 3.0) * -1.5, 0.8 * (2.0 / 3.0) * -1.5]) {
+            assert!((got - want).abs() < 1e-12, "{w:?}");
+        }
+        // The step that could not execute became less likely; V ← 0.9·0.5 + 0.1·(−1).
+        assert!(w[2] < w[0]);
+        assert!((policy.demos()[0].positions[0].value - 0.35).abs() < 1e-12);
     }
 
     #[test]
@@ -572,11 +652,40 @@ mod tests {
     }
 
     #[test]
+    fn a_saved_policy_resumes_where_it_was() {
+        let mut policy = WorkflowPolicy::new(WgeConfig::default(), 9);
+        let (d, f) = sim_click_demo(6);
+        policy.add_demonstration(&d, Some(&f));
+        let mut env = SimEnv::new(None);
+        let spec = SimEnv::spec("sim-click");
+        for seed in 0..20 {
+            block_on(train_episode(&mut env, &mut policy, &spec, seed)).unwrap();
+        }
+        let mut back = WorkflowPolicy::from_json(&policy.to_json()).unwrap();
+        // JSON keeps the weights to within a rounding of their last digit.
+        let (a, b) = (&back.demos()[0], &policy.demos()[0]);
+        assert_eq!((&a.lattice, &a.field_keys, &a.positions[0].options), (&b.lattice, &b.field_keys, &b.positions[0].options));
+        for (x, y) in a.positions[0].weights.iter().zip(&b.positions[0].weights) {
+            assert!((x - y).abs() < 1e-12);
+        }
+        // The same generator state: both go on to play the same episodes.
+        for seed in 20..25 {
+            let a = block_on(train_episode(&mut env, &mut policy, &spec, seed)).unwrap();
+            let b = block_on(train_episode(&mut env, &mut back, &spec, seed)).unwrap();
+            assert_eq!(a, b);
+        }
+        assert!(WorkflowPolicy::from_json("{}").unwrap_err().contains("not a saved workflow policy"));
+        let mut broken: serde_json::Value = serde_json::from_str(&policy.to_json()).unwrap();
+        broken["demos"][0]["positions"][0]["weights"] = serde_json::json!([]);
+        assert!(WorkflowPolicy::from_json(&broken.to_string()).unwrap_err().contains("do not fit"));
+    }
+
+    #[test]
     fn a_policy_without_demonstrations_stops_at_once() {
         let mut env = SimEnv::new(None);
         let mut policy = WorkflowPolicy::new(WgeConfig::default(), 1);
         let e = block_on(run_episode(&mut env, &mut policy, &SimEnv::spec("sim-click"), 1, Mode::Explore)).unwrap();
-        assert_eq!((e.steps.len(), e.end, e.raw_reward), (0, EpisodeEnd::Stopped(StopReason::NoDemonstrations), 0.0));
+        assert_eq!((e.steps.len(), e.end, e.raw_reward), (0, EpisodeEnd::Stopped(StopReason::NoDemonstrations), -1.0));
     }
 
     /// Seeded WGE on the simulator: from 3 scripted demonstrations of sim-click, 200 exploration
