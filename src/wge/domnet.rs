@@ -501,7 +501,7 @@ impl DomNetAction {
 pub fn log_prob(out: &DomNetOut, a: DomNetAction) -> Tensor<1> {
     let e = a.elem;
     let mode = if a.typed.is_some() { 1 } else { 0 };
-    let mut lp = out.elem.clone().slice([e..e + 1]) + out.mode.clone().slice([e..e + 1, mode..mode + 1]).reshape([1]);
+    let mut lp = out.elem.clone().narrow(0, e, 1) + out.mode.clone().slice([e..e + 1, mode..mode + 1]).reshape([1]);
     if let Some(f) = a.typed {
         lp = lp + out.field.clone().slice([e..e + 1, f..f + 1]).reshape([1]);
     }
