@@ -15,11 +15,11 @@ cargo test --locked
 say "browser tests (wasm-bindgen-test, headless Chromium)"
 export CHROMEDRIVER=/usr/bin/chromedriver
 export WASM_BINDGEN_TEST_TIMEOUT=${WASM_BINDGEN_TEST_TIMEOUT:-900}
-# Release profile (no LTO): shares the dependency build with `trunk build` and keeps the test
-# wasm small enough to load quickly.
+# The page's profile and features (index.html's first rust link, no LTO): shares the dependency
+# build with `trunk build` and keeps the test wasm small enough to load quickly.
 web_tests=()
 for f in tests/web_*.rs; do web_tests+=(--test "$(basename "$f" .rs)"); done
-cargo test --locked --release --target wasm32-unknown-unknown "${web_tests[@]}"
+cargo test --locked --profile shell --target wasm32-unknown-unknown "${web_tests[@]}"
 
 say "building the app"
 trunk build

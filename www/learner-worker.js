@@ -1,7 +1,8 @@
-// The learner worker: training (DOM-Q-Net or the gMiniWoB navigator) runs here, in the same wasm
-// module as the page, so the page and its task iframes stay responsive. Environment calls go back
-// to the page, which owns the iframes (see training.js).
-import init, { Learner } from '../weblab.js';
+// The learner worker: training (DOM-Q-Net or the gMiniWoB navigator) runs here, in the learner's
+// build of the crate (learner/: training and WebGPU, which the page's build leaves out), so the
+// page and its task iframes stay responsive. Environment calls go back to the page, which owns
+// the iframes (see training.js).
+import init, { Learner } from '../learner/weblab.js';
 
 let nextId = 1;
 const pending = new Map();
@@ -13,7 +14,7 @@ globalThis.weblabEnvCall = (request) => new Promise((resolve) => {
   postMessage({ kind: 'env', id, request });
 });
 
-const ready = init({ module_or_path: new URL('../weblab_bg.wasm', import.meta.url) }).then(() => new Learner());
+const ready = init({ module_or_path: new URL('../learner/weblab_bg.wasm', import.meta.url) }).then(() => new Learner());
 
 // A short description of the WebGPU adapter this browser offers, or null. Some browser setups
 // never answer requestAdapter(); after a few seconds that counts as no adapter.

@@ -8,6 +8,11 @@
 //!
 //! Control from the page: pause/resume, a single step while paused (one environment step and its
 //! update), stop, and checkpoint requests (served while paused too).
+//!
+//! The page's build (without the `learner` feature) keeps only what the page calls here
+//! (`checkSnapshotSchema`, `dqnConfigFor`); the training loop is compiled there but never
+//! exported, so the linker drops it.
+#![cfg_attr(not(feature = "learner"), allow(dead_code, unused_imports))]
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -337,6 +342,7 @@ impl Probe for DqnProbe {
     }
 }
 
+#[cfg(feature = "learner")]
 async fn time_probe(probe: &impl Probe, device: &Device) -> Result<f64, String> {
     probe.update(device).await?; // warm-up: kernels compile, buffers allocate
     let t0 = now_ms();
@@ -347,6 +353,7 @@ async fn time_probe(probe: &impl Probe, device: &Device) -> Result<f64, String> 
 }
 
 /// Chooses the training device; returns it (with autodiff), its name, and why.
+#[cfg(feature = "learner")]
 pub(super) async fn choose_backend(req: &TrainRequest, probe: &impl Probe) -> (Device, &'static str, String) {
     let cpu = Device::flex();
     if req.backend == "cpu" {
@@ -395,17 +402,20 @@ pub(super) async fn choose_backend(req: &TrainRequest, probe: &impl Probe) -> (D
     }
 }
 
+#[cfg(feature = "learner")]
 #[wasm_bindgen]
 pub struct Learner {
     flags: Rc<RefCell<Flags>>,
 }
 
+#[cfg(feature = "learner")]
 impl Default for Learner {
     fn default() -> Self {
         Self::new()
     }
 }
 
+#[cfg(feature = "learner")]
 #[wasm_bindgen]
 impl Learner {
     #[wasm_bindgen(constructor)]
@@ -546,6 +556,7 @@ pub(super) async fn wait_while_paused<A: Agent>(agent: &A, task_names: &[String]
     }
 }
 
+#[cfg(feature = "learner")]
 async fn run(
     req: TrainRequest,
     checkpoint: Option<Vec<u8>>,

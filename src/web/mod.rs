@@ -10,7 +10,10 @@ pub mod env;
 pub mod frame;
 pub mod gminiwob;
 pub mod learner;
+// The navigator's and the adversaries' training loops run only in the learner worker's build.
+#[cfg(feature = "learner")]
 mod learner_adversary;
+#[cfg(feature = "learner")]
 mod learner_navigator;
 pub mod navigator;
 pub mod reader;
