@@ -3,7 +3,7 @@
 # search-engine and book-flight, on the live task pages in headless Chromium (tests/bench_wge.rs,
 # an ignored browser test run as a benchmark): ten scripted-oracle demonstrations per task, then
 # training success by quarter, test-mode success on held-out seeds and wall-clock per task.
-# Usage: scripts/bench-wge.sh [EPISODES (200)] [TEST SEEDS (50)] [POLICY SEED (1)] [TASKS (all; comma-separated)]
+# Usage: scripts/bench-wge.sh [EPISODES (3000)] [TEST SEEDS (100)] [POLICY SEED (1)] [TASKS (all; comma-separated)]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/weblab-target}"
@@ -12,5 +12,5 @@ export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
 # A benchmark runs longer than a test: up to two hours.
 export WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-7200}"
 # Read at compile time by the benchmark (option_env!): the browser has no environment variables.
-export WGE_EPISODES="${1:-200}" WGE_TEST="${2:-50}" WGE_SEED="${3:-1}" WGE_TASKS="${4:-}"
+export WGE_EPISODES="${1:-3000}" WGE_TEST="${2:-100}" WGE_SEED="${3:-1}" WGE_TASKS="${4:-}"
 exec cargo test --release --target wasm32-unknown-unknown --test bench_wge -- --include-ignored --nocapture
