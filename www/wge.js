@@ -63,13 +63,13 @@ export function initWge(ctx) {
     try { saved = await store.load(STORE_KEY); } catch { return; }
     if (!saved) return;
     try {
-      session.restore(typeof saved.session === 'string' ? saved.session : '');
+      const weightsBack = session.restore(typeof saved.session === 'string' ? saved.session : '');
       chart.load(Array.isArray(saved.chart) ? saved.chart : []);
       showTally(session.tally());
       if (session.task()) ctx.setTask(session.task());
       const n = session.demonstrations().length;
       const t = session.tally();
-      if (n) $('wge-rec-status').textContent = `Resumed the saved session: ${plural(n, 'demonstration')} of ${session.task()}${t.episodes ? `, ${plural(t.episodes, 'episode')} explored; the workflow policy's weights start again from their initial values (they are not saved yet)` : ''}.`;
+      if (n) $('wge-rec-status').textContent = `Resumed the saved session: ${plural(n, 'demonstration')} of ${session.task()}${t.episodes ? `, ${plural(t.episodes, 'episode')} explored; ${weightsBack ? "the workflow policy's weights resumed with it" : "the workflow policy's weights start again from their initial values (the saved ones do not fit these demonstrations' lattices)"}` : ''}.`;
     } catch (e) {
       // The record stays in the store: nothing is lost by refusing it.
       ctx.message(`${errorText(e)}. The saved WGE session was not loaded and is kept; adding a demonstration replaces it.`);

@@ -110,6 +110,10 @@ struct Saved {
     task: Option<String>,
     demos: Vec<Entry>,
     tally: Tally,
+    /// The workflow policy's weights and baselines (`WorkflowPolicy::to_json`); absent in
+    /// sessions saved before they were kept.
+    #[serde(default)]
+    policy: Option<String>,
 }
 
 struct State {
@@ -604,13 +608,21 @@ impl WgeSession {
     /// The session as JSON text, for the view's store (a reload resumes from it).
     pub fn save(&self) -> Result<String, JsValue> {
         let s = self.state.borrow();
-        let saved = Saved { format: WGE_VIEW_FORMAT, task: s.task.clone(), demos: s.demos.clone(), tally: s.tally.clone() };
+        let saved = Saved {
+            format: WGE_VIEW_FORMAT,
+            task: s.task.clone(),
+            demos: s.demos.clone(),
+            tally: s.tally.clone(),
+            policy: Some(s.policy.to_json()),
+        };
         serde_json::to_string(&saved).map_err(js_err)
     }
 
     /// Restores a saved session, checked as any file is: a record of another version or a
-    /// damaged one is refused with a message and the session stays as it was.
-    pub fn restore(&self, json: String) -> Result<(), JsValue> {
+    /// damaged one is refused with a message and the session stays as it was. Resolves whether
+    /// the workflow policy's weights came back too: they do when the saved policy's lattices are
+    /// the ones the demonstrations induce now; otherwise it starts from its initial weights.
+    pub fn restore(&self, json: String) -> Result<bool, JsValue> {
         if json.len() > MAX_DEMO_BYTES * 2 {
             return Err(js_err("the saved WGE session is too large to be one of this lab's"));
         }
@@ -627,8 +639,16 @@ impl WgeSession {
             return Err(js_err("the saved WGE session is damaged: its exploration counts disagree"));
         }
         fresh.task = fresh.task.or(saved.task.filter(|t| TaskSpec::builtin(t).is_ok()));
+        let learned = saved.policy.and_then(|text| WorkflowPolicy::from_json(&text).ok()).filter(|p| {
+            p.demos().len() == fresh.policy.demos().len()
+                && p.demos().iter().zip(fresh.policy.demos()).all(|(a, b)| a.lattice == b.lattice && a.field_keys == b.field_keys)
+        });
+        let resumed = learned.is_some();
+        if let Some(p) = learned {
+            fresh.policy = p;
+        }
         *self.state.borrow_mut() = fresh;
-        Ok(())
+        Ok(resumed)
     }
 }
 

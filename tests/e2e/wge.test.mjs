@@ -91,13 +91,17 @@ test('the WGE view imports a demonstration, shows its lattice and explores with 
   assert.match(await text(page, '#wge-tally'), new RegExp(`^${EPISODES} episodes · ${tally.successes} succeeded`));
   await page.screenshot({ path: join(shots, 'wge-explored.png') });
 
-  // A reload resumes the session from IndexedDB.
+  // A reload resumes the session from IndexedDB, the workflow policy's weights with it.
+  const probabilities = () => page.evaluate(() => window.wgeView.demonstrations().map((d) => d.positions.map((p) => p.options.map((o) => [o.notation, o.probability]))));
+  const learned = await probabilities();
   await page.reload();
   await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 120_000 });
   await page.waitForFunction(() => document.querySelectorAll('#wge-demos .wge-demo').length === 1, null, WAIT);
   const after = await page.evaluate(() => window.wgeView.tally());
   assert.equal(after.episodes, EPISODES);
   assert.equal(after.successes, tally.successes);
+  assert.deepEqual(await probabilities(), learned);
+  assert.match(await text(page, '#wge-rec-status'), /weights resumed/);
   assert.equal(await page.evaluate(() => document.querySelector('#wge-demos .wge-source').textContent), 'imported file');
   assert.deepEqual(errors, []);
 });
