@@ -1,8 +1,10 @@
 //! Share links: what the sender saw, in the URL, so that opening the link reproduces it.
 //!
 //! A link carries the task, the seed, the agent's config, and either an episode's action log
-//! (replayed action for action on the same seeded page) or a shipped checkpoint plus the seeds to
-//! evaluate it on. The state is JSON, base64url-encoded into the URL fragment (`#s=...`), so it
+//! (replayed action for action on the same seeded page), a shipped checkpoint plus the seeds to
+//! evaluate it on, or the recipe of a WGE view's training run ([`WgeRecipe`]: demonstrations as
+//! seed and actions, exploration seeds, what happened when), which the view re-runs
+//! deterministically before evaluating on the link's seeds. The state is JSON, base64url-encoded into the URL fragment (`#s=...`), so it
 //! never reaches a server. Decoding is strict: size limits, a format version, known tasks and
 //! agents only, bounded lists. A link is data; nothing in it is ever run as code.
 
@@ -17,6 +19,15 @@ pub const MAX_ENCODED: usize = 60_000;
 pub const MAX_ACTIONS: usize = 500;
 pub const MAX_TEXT: usize = 500;
 pub const MAX_SEEDS: usize = 1_000;
+/// Demonstrations a WGE link carries (the paper learns from ten per task).
+pub const MAX_WGE_DEMOS: usize = 20;
+/// Exploration episodes a WGE link asks the receiver to re-run: about six minutes in the tab with
+/// DOMNet learning on login-user (README: 400 episodes in 143 s).
+pub const MAX_WGE_EPISODES: u32 = 1_000;
+/// Events (demonstrations added, DOMNet switched, judged, a reload) in a WGE link's run.
+pub const MAX_WGE_EVENTS: usize = 400;
+/// Evaluation seeds of a WGE link, and held-out seeds per DOMNet judging.
+pub const MAX_WGE_EVAL_SEEDS: usize = 50;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -45,6 +56,128 @@ pub enum Replay {
     Episode { actions: Vec<Action>, raw_reward: Option<f64> },
     /// A checkpoint shipped with the app (by name), evaluated greedily on these seeds.
     Checkpoint { agent: String, seeds: Vec<u32> },
+    /// A WGE view's training run, re-run from its recipe and evaluated greedily (view `wge`).
+    Workflows(WgeRecipe),
+}
+
+/// Who made a shared demonstration: both kinds replay on their seeded page.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DemoMaker {
+    Person,
+    Scripted,
+}
+
+/// A demonstration as a link carries it: the actions, replayed on the task's page with `seed`
+/// give back the observations the workflow was induced from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SharedDemo {
+    pub by: DemoMaker,
+    pub seed: u32,
+    /// `train` or `test` (the page's `core.setDataMode`).
+    pub data_mode: String,
+    pub actions: Vec<Action>,
+}
+
+/// What happened in a WGE run before exploration episode `at` (0: before the first), in order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum WgeEvent {
+    /// The next of the recipe's demonstrations was added.
+    Demo,
+    /// DOMNet starts (built afresh when there is none) or stops learning from exploration.
+    NeuralOn,
+    NeuralOff,
+    /// DOMNet was judged greedily on this many held-out seeds (its vocabularies grow by what
+    /// those pages show, so the judging is part of the run).
+    Judge(u32),
+    /// The page was reloaded: both policies went through their saved form (the workflow
+    /// policy's JSON, DOMNet's checkpoint and Adam moments; DOMNet's replay starts empty).
+    Reload,
+    /// DOMNet's saved checkpoint could not be resumed after a reload: it was dropped.
+    NeuralDropped,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WgeTimed {
+    pub at: u32,
+    pub event: WgeEvent,
+}
+
+/// The sender's greedy successes on the evaluation seeds, which the receiver's re-run is held to.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WgeResult {
+    pub workflow: u32,
+    /// DOMNet's, when the run trained one.
+    pub neural: Option<u32>,
+}
+
+/// Everything that decides a WGE view's trained policies, so opening the link trains them again.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WgeRecipe {
+    pub demos: Vec<SharedDemo>,
+    /// The workflow policy's random seed.
+    pub policy_seed: u64,
+    /// Exploration episode k has seed `first_seed + k`.
+    pub first_seed: u32,
+    pub episodes: u32,
+    pub events: Vec<WgeTimed>,
+    pub eval_seeds: Vec<u32>,
+    pub sender: WgeResult,
+}
+
+impl WgeRecipe {
+    fn validate(&self) -> Result<(), ShareError> {
+        let bad = |m: String| Err(ShareError(m));
+        if self.demos.is_empty() || self.demos.len() > MAX_WGE_DEMOS {
+            return bad(format!("it carries {} demonstrations (1 to {MAX_WGE_DEMOS})", self.demos.len()));
+        }
+        for (i, d) in self.demos.iter().enumerate() {
+            if d.actions.is_empty() || d.actions.len() > MAX_ACTIONS {
+                return bad(format!("its demonstration #{} has {} actions (1 to {MAX_ACTIONS})", i + 1, d.actions.len()));
+            }
+            if d.actions.iter().filter_map(Action::text).any(|t| t.chars().count() > MAX_TEXT) {
+                return bad("it types an overly long text".into());
+            }
+            if !matches!(d.data_mode.as_str(), "train" | "test") {
+                return bad(format!("its demonstration #{} names an unknown data mode", i + 1));
+            }
+        }
+        if self.episodes > MAX_WGE_EPISODES {
+            return bad(format!("it asks for {} exploration episodes (at most {MAX_WGE_EPISODES})", self.episodes));
+        }
+        if self.events.len() > MAX_WGE_EVENTS {
+            return bad(format!("its run lists {} events (at most {MAX_WGE_EVENTS})", self.events.len()));
+        }
+        if self.events.windows(2).any(|w| w[1].at < w[0].at) || self.events.iter().any(|e| e.at > self.episodes) {
+            return bad("its run's events are out of order".into());
+        }
+        let demo_events = self.events.iter().filter(|e| e.event == WgeEvent::Demo).count();
+        if demo_events != self.demos.len() {
+            return bad(format!("its run adds {demo_events} demonstrations but it carries {}", self.demos.len()));
+        }
+        if self.episodes > 0 && self.events.first().is_none_or(|e| e.at > 0 || e.event != WgeEvent::Demo) {
+            return bad("its run explores before any demonstration".into());
+        }
+        if let Some(WgeTimed { event: WgeEvent::Judge(n), .. }) =
+            self.events.iter().find(|e| matches!(e.event, WgeEvent::Judge(n) if n == 0 || n as usize > MAX_WGE_EVAL_SEEDS))
+        {
+            return bad(format!("it judges DOMNet on {n} seeds (1 to {MAX_WGE_EVAL_SEEDS})"));
+        }
+        if self.eval_seeds.is_empty() || self.eval_seeds.len() > MAX_WGE_EVAL_SEEDS {
+            return bad(format!("it lists {} evaluation seeds (1 to {MAX_WGE_EVAL_SEEDS})", self.eval_seeds.len()));
+        }
+        let n = self.eval_seeds.len() as u32;
+        let trains_neural = self.events.iter().any(|e| e.event == WgeEvent::NeuralOn);
+        if self.sender.workflow > n || self.sender.neural.is_some_and(|k| k > n) || self.sender.neural.is_some() != trains_neural {
+            return bad("its recorded result does not fit its run".into());
+        }
+        Ok(())
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -116,8 +249,15 @@ impl ShareState {
         if self.v != SHARE_VERSION {
             return Err(ShareError(format!("it was made by a lab with link format {}, this lab reads {SHARE_VERSION}", self.v)));
         }
-        if !matches!(self.view.as_str(), "watch" | "train" | "play" | "design") {
+        if !matches!(self.view.as_str(), "watch" | "train" | "play" | "design" | "wge") {
             return Err(ShareError(format!("it asks for an unknown view \"{}\"", self.view)));
+        }
+        // A WGE run is the WGE view's, on one of the lab's own tasks (its demonstrations replay there).
+        if (self.view == "wge") != matches!(self.replay, Some(Replay::Workflows(_))) {
+            return Err(ShareError("a WGE view's link carries a WGE run, and only it does".into()));
+        }
+        if self.view == "wge" && !matches!(self.task, TaskSpec::Builtin { .. }) {
+            return Err(ShareError("a WGE run is on one of the lab's own tasks".into()));
         }
         match &self.task {
             TaskSpec::Builtin { name } => {
@@ -154,6 +294,7 @@ impl ShareState {
                     return Err(ShareError(format!("it lists {} evaluation seeds (1 to {MAX_SEEDS})", seeds.len())));
                 }
             }
+            Some(Replay::Workflows(recipe)) => recipe.validate()?,
             None => {}
         }
         Ok(())
@@ -209,6 +350,91 @@ mod tests {
         let named = serde_json::to_string(&s).unwrap().replace("shopping-3", "<b>x</b>");
         let err = ShareState::decode(&format!("s={}", b64_encode(named.as_bytes())), &[]).unwrap_err().to_string();
         assert!(err.contains("generated site's name"), "{err}");
+    }
+
+    fn wge() -> ShareState {
+        let demo = |seed| SharedDemo { by: DemoMaker::Scripted, seed, data_mode: "train".into(), actions: vec![Action::Type(3, "kanesha".into()), Action::Click(6)] };
+        let at = |at, event| WgeTimed { at, event };
+        ShareState {
+            v: SHARE_VERSION,
+            view: "wge".into(),
+            task: TaskSpec::builtin("login-user").unwrap(),
+            seed: 1,
+            config: None,
+            replay: Some(Replay::Workflows(WgeRecipe {
+                demos: vec![demo(1), demo(2)],
+                policy_seed: 1,
+                first_seed: 100,
+                episodes: 30,
+                events: vec![
+                    at(0, WgeEvent::Demo),
+                    at(0, WgeEvent::Demo),
+                    at(0, WgeEvent::NeuralOn),
+                    at(10, WgeEvent::Judge(5)),
+                    at(20, WgeEvent::Reload),
+                ],
+                eval_seeds: (0..10).map(|k| (1 << 30) + k).collect(),
+                sender: WgeResult { workflow: 7, neural: Some(2) },
+            })),
+        }
+    }
+
+    #[test]
+    fn wge_runs_round_trip_and_old_links_still_open() {
+        let s = wge();
+        assert_eq!(ShareState::decode(&s.encode(), &[]).unwrap(), s);
+        // A link made before WGE runs existed (format 1, no view) decodes as it did.
+        let old = format!("s={}", b64_encode(br#"{"v":1,"task":{"source":"builtin","name":"click-test"},"seed":3,"replay":{"episode":{"actions":[{"click":4}],"raw_reward":1.0}}}"#));
+        let st = ShareState::decode(&old, &[]).unwrap();
+        assert_eq!((st.view.as_str(), st.seed), ("watch", 3));
+        assert_eq!(st.replay, Some(Replay::Episode { actions: vec![Action::Click(4)], raw_reward: Some(1.0) }));
+    }
+
+    #[test]
+    fn bad_wge_runs_are_refused_with_what_is_wrong() {
+        let err = |s: &ShareState| ShareState::decode(&s.encode(), &[]).unwrap_err().to_string();
+        let with = |f: &dyn Fn(&mut WgeRecipe)| {
+            let mut s = wge();
+            let Some(Replay::Workflows(r)) = &mut s.replay else { unreachable!() };
+            f(r);
+            s
+        };
+        assert!(err(&with(&|r| r.demos.clear())).contains("0 demonstrations (1 to 20)"));
+        assert!(err(&with(&|r| {
+            r.demos = vec![r.demos[0].clone(); 21];
+            r.events = vec![WgeTimed { at: 0, event: WgeEvent::Demo }; 21];
+        }))
+        .contains("21 demonstrations"));
+        assert!(err(&with(&|r| r.demos[1].actions = vec![Action::Click(1); MAX_ACTIONS + 1])).contains("#2 has 501 actions"));
+        assert!(err(&with(&|r| r.demos[0].actions.clear())).contains("#1 has 0 actions"));
+        assert!(err(&with(&|r| r.demos[0].actions = vec![Action::Type(1, "x".repeat(MAX_TEXT + 1))])).contains("overly long text"));
+        assert!(err(&with(&|r| r.demos[0].data_mode = "<script>".into())).contains("unknown data mode"));
+        assert!(err(&with(&|r| r.episodes = MAX_WGE_EPISODES + 1)).contains("1001 exploration episodes (at most 1000)"));
+        assert!(err(&with(&|r| r.events.push(WgeTimed { at: 5, event: WgeEvent::NeuralOff }))).contains("out of order"));
+        assert!(err(&with(&|r| r.events.push(WgeTimed { at: 31, event: WgeEvent::NeuralOff }))).contains("out of order"));
+        assert!(err(&with(&|r| r.events.extend(vec![WgeTimed { at: 30, event: WgeEvent::NeuralOff }; MAX_WGE_EVENTS]))).contains("events (at most 400)"));
+        assert!(err(&with(&|r| { r.events.remove(0); })).contains("adds 1 demonstrations but it carries 2"));
+        assert!(err(&with(&|r| r.events[3].event = WgeEvent::Judge(0))).contains("on 0 seeds"));
+        assert!(err(&with(&|r| r.eval_seeds.clear())).contains("0 evaluation seeds"));
+        assert!(err(&with(&|r| r.eval_seeds = (0..51).collect())).contains("51 evaluation seeds"));
+        assert!(err(&with(&|r| r.sender.workflow = 11)).contains("recorded result"));
+        assert!(err(&with(&|r| r.sender.neural = None)).contains("recorded result"), "a run that trained DOMNet carries its result");
+        // Demonstrations must come before exploration.
+        assert!(err(&with(&|r| {
+            r.events.retain(|e| e.event != WgeEvent::Demo);
+            r.events.push(WgeTimed { at: 30, event: WgeEvent::Demo });
+            r.events.push(WgeTimed { at: 30, event: WgeEvent::Demo });
+        }))
+        .contains("explores before any demonstration"));
+        // Unknown tasks, other pages, and a WGE run in another view are refused.
+        assert!(err(&ShareState { task: TaskSpec::Builtin { name: "nope".into() }, ..wge() }).contains("unknown task"));
+        let inline = ShareState { task: TaskSpec::Inline { name: "x".into(), html: "<script>alert(1)</script>".into() }, ..wge() };
+        assert!(err(&inline).contains("own tasks"));
+        assert!(err(&ShareState { view: "watch".into(), ..wge() }).contains("only it does"));
+        assert!(err(&ShareState { replay: None, ..wge() }).contains("carries a WGE run"));
+        // Unknown fields anywhere in the recipe are refused, as elsewhere.
+        let json = serde_json::to_string(&wge()).unwrap().replace("\"policy_seed\"", "\"html\":\"<b>\",\"policy_seed\"");
+        assert!(ShareState::decode(&format!("s={}", b64_encode(json.as_bytes())), &[]).unwrap_err().to_string().contains("malformed"));
     }
 
     #[test]
