@@ -471,7 +471,8 @@ export function initTrain(ctx) {
     }
     $('train-status').textContent = `${p.paused ? 'Paused' : 'Training'} on ${p.generator} · ${fmtInt(p.iterations)} iterations, ${fmtInt(p.episodes)} episodes` +
       (last ? ` · last iteration: ${Math.round(100 * last.success_rate)}% success, return ${last.mean_return.toFixed(2)}` : '') +
-      ` · ${p.steps_per_s.toFixed(0)} env steps/s, ${p.updates_per_s.toFixed(1)} updates/s` + envFailures(p, () => p.generator);
+      // A resumed run's first report (its restored counters) has no rates yet.
+      (p.steps_per_s != null ? ` · ${p.steps_per_s.toFixed(0)} env steps/s, ${p.updates_per_s.toFixed(1)} updates/s` : '') + envFailures(p, () => p.generator);
     showCounters();
     drawCharts();
   }
@@ -628,7 +629,9 @@ export function initTrain(ctx) {
       persistStatus('stopped');
       setButtons();
     });
-    session.start(request, checkpoint, saved, optimizer);
+    // A run resumed paused starts paused in the worker, so its first report (the restored
+    // counters) already says so.
+    session.start(paused ? { ...request, start_paused: true } : request, checkpoint, saved, optimizer);
     if (paused) {
       run.status = 'paused';
       session.pause(true);

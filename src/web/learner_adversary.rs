@@ -15,8 +15,7 @@ use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;
 
 use super::learner::{Flags, Next, SNAPSHOT_SCHEMA, TrainRequest, Watched, check_schema, choose_backend, message, post, serve_checkpoint, wait_while_paused};
-use super::learner_navigator::{NavProbe, config as navigator_config, grid};
-use super::remote::to_js;
+use super::learner_navigator::{NavLoop, NavProbe, NavRun, config as navigator_config, grid};
 use super::util::now_ms;
 use crate::adversary::history::PrimitiveHistory;
 use crate::adversary::train::{PopIteration, PopulationTrainer, population};
@@ -24,9 +23,8 @@ use crate::adversary::{Adversary, LoopConfig};
 use crate::curriculum::{Generator, GeneratorSpec};
 use crate::gminiwob::Design;
 use crate::gminiwob::test_sites::{LEVELS, TEST_SITES};
-use crate::learn::Agent;
 use crate::learn::checkpoint::Precision;
-use crate::learn::failures::EnvFailures;
+use crate::learn::{Agent, Counters};
 
 /// How many of the newest designs a progress message carries (the view's thumbnails).
 const DESIGNS_SHOWN: usize = 4;
@@ -95,14 +93,37 @@ struct Shown {
     design: Design,
 }
 
-fn counters(t: &PopulationTrainer<Adversary>) -> crate::learn::Counters {
-    let mut c = crate::learn::Counters::default();
-    for n in &t.population {
-        c.env_steps += n.counters.env_steps;
-        c.updates += n.counters.updates;
-        c.episodes += n.counters.episodes;
+impl<G: Generator> NavLoop for PopulationTrainer<G> {
+    type Iteration = PopIteration;
+    async fn step(&mut self, env: &mut Watched) -> Result<PopIteration, String> {
+        PopulationTrainer::step(self, env).await
     }
-    c
+    fn counters(&self) -> Counters {
+        let mut c = Counters::default();
+        for n in &self.population {
+            c.env_steps += n.counters.env_steps;
+            c.updates += n.counters.updates;
+            c.episodes += n.counters.episodes;
+        }
+        c
+    }
+    fn iteration(&self) -> u64 {
+        self.iteration
+    }
+    fn stopped_at(&self) -> String {
+        format!("iteration {}", self.iteration)
+    }
+}
+
+/// What the curriculum view reads beside the navigator's fields of a progress message.
+fn extra(t: &PopulationTrainer<Adversary>, history: &PrimitiveHistory, shown: &[Shown]) -> serde_json::Value {
+    serde_json::json!({
+        "adversarial": true,
+        "adversary_updates": t.generator.updates,
+        "vocabulary": t.population.iter().map(|n| n.vocab.len()).collect::<Vec<_>>(),
+        "designs": shown,
+        "histogram": history.thirds(),
+    })
 }
 
 pub(super) async fn run(req: TrainRequest, checkpoint: Option<Vec<u8>>, saved: Option<String>, flags: Rc<RefCell<Flags>>) -> Result<JsValue, String> {
@@ -116,6 +137,7 @@ pub(super) async fn run(req: TrainRequest, checkpoint: Option<Vec<u8>>, saved: O
     let trained_on = vec![spec.label()];
     let (device, backend, reason) = choose_backend(&req, &NavProbe(cfg.clone())).await;
     post(message("backend", serde_json::json!({ "name": backend, "reason": reason })));
+    let resumed = saved.is_some();
     let (mut trainer, mut history, mut best) = match (saved, checkpoint) {
         (Some(json), Some(bytes)) => {
             let saved: SavedPopRun = serde_json::from_str(&json).map_err(|e| format!("the saved run is damaged: {e}"))?;
@@ -145,11 +167,10 @@ pub(super) async fn run(req: TrainRequest, checkpoint: Option<Vec<u8>>, saved: O
             "config": trainer.generator.cfg,
         }),
     ));
-    let mut env = Watched::new(0);
-    let mut failures = EnvFailures::new(1);
-    let t_start = now_ms();
-    let mut active_ms = 0.0;
-    let start = counters(&trainer);
+    let mut run = NavRun::new(&req, backend, &trained_on[0], trainer.counters());
+    if resumed {
+        post(run.progress(&trainer, flags.borrow().pause, &[(); 0], extra(&trainer, &history, &[])));
+    }
     let mut last_snapshot = now_ms();
     let mut last_judge: Option<f64> = None;
     let mut was_paused = false;
@@ -160,67 +181,21 @@ pub(super) async fn run(req: TrainRequest, checkpoint: Option<Vec<u8>>, saved: O
             Next::SingleStep => true,
             Next::Run => false,
         };
-        let chunk_start = now_ms();
         let mut notes = Vec::new();
         let mut shown: Vec<Shown> = Vec::new();
-        loop {
-            let ended = env.ended;
-            let stepped = trainer.step(&mut env).await;
-            if env.ended > ended {
-                failures.ended(0);
+        run.chunk(&mut trainer, &flags, req.progress_ms, single, |t, it| {
+            history.add(it.iteration, &it.design);
+            notes.push(note(&it, t.counters().env_steps));
+            let seed = it.episodes.first().and_then(|e| e.first()).map(|e| e.seed).unwrap_or(0);
+            shown.push(Shown { iteration: it.iteration, name: format!("{}-design-{}", name.replace(' ', "-"), it.iteration), seed, design: it.design });
+            if shown.len() > DESIGNS_SHOWN {
+                shown.remove(0);
             }
-            match (stepped, env.failure.take()) {
-                (Ok(it), _) => {
-                    history.add(it.iteration, &it.design);
-                    notes.push(note(&it, counters(&trainer).env_steps));
-                    let seed = it.episodes.first().and_then(|e| e.first()).map(|e| e.seed).unwrap_or(0);
-                    shown.push(Shown { iteration: it.iteration, name: format!("{}-design-{}", name.replace(' ', "-"), it.iteration), seed, design: it.design });
-                    if shown.len() > DESIGNS_SHOWN {
-                        shown.remove(0);
-                    }
-                }
-                // The page failed: that episode ends, and with it the iteration; the run goes on
-                // with the next design, as the single-navigator loop does.
-                (Err(_), Some(failure)) => failures.failed(0, &trained_on[0], &failure).map_err(|why| {
-                    format!("{why}. Training stopped at iteration {}; the run's last snapshot is kept", trainer.iteration)
-                })?,
-                (Err(e), None) => return Err(e),
-            }
-            let c = counters(&trainer);
-            let f = flags.borrow();
-            let interrupt = f.pause || f.checkpoint || f.step || now_ms() - chunk_start > req.progress_ms;
-            if single || f.stop || interrupt || c.env_steps >= req.frames {
-                break;
-            }
-        }
-        active_ms += now_ms() - chunk_start;
-        let c = counters(&trainer);
-        let active_s = active_ms / 1000.0;
+        })
+        .await?;
+        let c = trainer.counters();
         let paused = flags.borrow().pause;
-        post(to_js(&serde_json::json!({
-            "kind": "progress",
-            "agent": "navigator",
-            "adversarial": true,
-            "backend": backend,
-            "generator": trained_on[0],
-            "env_steps": c.env_steps,
-            "frames": req.frames,
-            "updates": c.updates,
-            "episodes": c.episodes,
-            "iterations": trainer.iteration,
-            "adversary_updates": trainer.generator.updates,
-            "vocabulary": trainer.population.iter().map(|n| n.vocab.len()).collect::<Vec<_>>(),
-            "steps_per_s": (c.env_steps - start.env_steps) as f64 / active_s.max(1e-9),
-            "updates_per_s": (c.updates - start.updates) as f64 / active_s.max(1e-9),
-            "active_s": active_s,
-            "elapsed_s": (now_ms() - t_start) / 1000.0,
-            "new_iterations": notes,
-            "designs": shown,
-            "histogram": history.thirds(),
-            "env_failures": failures.take_notes(),
-            "env_failures_total": failures.total,
-            "paused": paused,
-        })));
+        post(run.progress(&trainer, paused, &notes, extra(&trainer, &history, &shown)));
 
         let finished = flags.borrow().stop || c.env_steps >= req.frames;
         if req.judge_seeds > 0 && (finished || last_judge.is_none_or(|t| now_ms() - t > req.judge_every_s * 1000.0)) {
@@ -272,19 +247,7 @@ pub(super) async fn run(req: TrainRequest, checkpoint: Option<Vec<u8>>, saved: O
         flags.borrow_mut().checkpoint = true;
     }
     serve_checkpoint(&trainer.population[best], &trained_on, &flags, req.checkpoint_half).await?;
-    let c = counters(&trainer);
-    Ok(to_js(&serde_json::json!({
-        "kind": "done",
-        "agent": "navigator",
-        "adversarial": true,
-        "backend": backend,
-        "env_steps": c.env_steps,
-        "updates": c.updates,
-        "episodes": c.episodes,
-        "iterations": trainer.iteration,
-        "elapsed_s": (now_ms() - t_start) / 1000.0,
-        "active_s": active_ms / 1000.0,
-    })))
+    Ok(run.done(&trainer, serde_json::json!({ "adversarial": true })))
 }
 
 fn spec_population(spec: &GeneratorSpec) -> usize {

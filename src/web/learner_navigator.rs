@@ -3,7 +3,8 @@
 //! trains), one A2C update; the success grid on the test sites is judged on the site simulator
 //! in the worker (equal to the live DOM, see `tests/web_gminiwob_sim.rs`). Pause, single
 //! iteration, stop, checkpoints and snapshots go through the same helpers as DOM-Q-Net's loop
-//! (`super::learner`), over the shared `Agent` interface.
+//! (`super::learner`), over the shared `Agent` interface. Its chunks of iterations and its
+//! progress messages ([`NavRun`]) serve the adversaries' population loop too.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -22,6 +23,7 @@ use crate::curriculum::{Generator, GeneratorSpec};
 use crate::gminiwob::sim::SiteSim;
 use crate::gminiwob::test_sites::{LEVELS, TEST_SITES, test_site};
 use crate::gminiwob::{RewardConfig, Values};
+use crate::learn::Counters;
 use crate::learn::failures::EnvFailures;
 use crate::navigator::agent::probe_update;
 use crate::navigator::train::{Iteration, JUDGE_SEEDS_FROM, NavTrainer, NavTrainerState, judge, site_task};
@@ -105,7 +107,163 @@ pub(super) async fn grid(nav: &mut Navigator, seeds: u32) -> Result<Vec<Vec<f64>
     Ok(rows)
 }
 
-fn post_grid(rows: &[Vec<f64>], c: crate::learn::Counters, seeds: u32) {
+/// What a navigator loop steps: one navigator's `NavTrainer` or the adversaries' population
+/// loop, an iteration (a design, its episodes, the updates) at a time.
+pub(super) trait NavLoop {
+    type Iteration;
+    async fn step(&mut self, env: &mut Watched) -> Result<Self::Iteration, String>;
+    /// The run's counters, over every navigator it trains.
+    fn counters(&self) -> Counters;
+    fn iteration(&self) -> u64;
+    /// Where a run that failing pages stop ended, in the loop's own count.
+    fn stopped_at(&self) -> String;
+}
+
+impl<G: Generator> NavLoop for NavTrainer<G> {
+    type Iteration = Iteration;
+    async fn step(&mut self, env: &mut Watched) -> Result<Iteration, String> {
+        NavTrainer::step(self, env).await
+    }
+    fn counters(&self) -> Counters {
+        self.navigator.counters
+    }
+    fn iteration(&self) -> u64 {
+        self.iteration
+    }
+    fn stopped_at(&self) -> String {
+        format!("update {}", self.navigator.counters.updates)
+    }
+}
+
+/// A navigator run's bookkeeping between progress messages: its training page, the page's
+/// failures, the training time (pauses left out) and the counters it started from, for the rates.
+pub(super) struct NavRun {
+    env: Watched,
+    failures: EnvFailures,
+    backend: &'static str,
+    /// What it trains on (the generator's label), as the messages name it.
+    generator: String,
+    frames: u64,
+    start: Counters,
+    t_start: f64,
+    active_ms: f64,
+}
+
+impl NavRun {
+    pub(super) fn new(req: &TrainRequest, backend: &'static str, generator: &str, start: Counters) -> Self {
+        NavRun {
+            env: Watched::new(0),
+            failures: EnvFailures::new(1),
+            backend,
+            generator: generator.to_string(),
+            frames: req.frames,
+            start,
+            t_start: now_ms(),
+            active_ms: 0.0,
+        }
+    }
+
+    /// Iterations until `single`'s one is done, a pause, checkpoint, step or stop is asked for,
+    /// `progress_ms` is up or the budget is spent; each finished iteration goes to `done`. A page
+    /// that fails ends its episode and with it the iteration (its episodes are not learned from)
+    /// and the run goes on with the next design, until `EnvFailures` says stop.
+    pub(super) async fn chunk<L: NavLoop>(
+        &mut self,
+        trainer: &mut L,
+        flags: &RefCell<Flags>,
+        progress_ms: f64,
+        single: bool,
+        mut done: impl FnMut(&L, L::Iteration),
+    ) -> Result<(), String> {
+        let chunk_start = now_ms();
+        loop {
+            let ended = self.env.ended;
+            let stepped = trainer.step(&mut self.env).await;
+            // Episodes the site ended break the row of failures (see `EnvFailures`).
+            if self.env.ended > ended {
+                self.failures.ended(0);
+            }
+            match (stepped, self.env.failure.take()) {
+                (Ok(it), _) => done(trainer, it),
+                (Err(_), Some(failure)) => self.failures.failed(0, &self.generator, &failure).map_err(|why| {
+                    format!("{why}. Training stopped at {}; the run's last snapshot is kept", trainer.stopped_at())
+                })?,
+                (Err(e), None) => return Err(e),
+            }
+            let f = flags.borrow();
+            let interrupt = f.pause || f.checkpoint || f.step || now_ms() - chunk_start > progress_ms;
+            if single || f.stop || interrupt || trainer.counters().env_steps >= self.frames {
+                break;
+            }
+        }
+        self.active_ms += now_ms() - chunk_start;
+        Ok(())
+    }
+
+    /// The progress message: counters, rates over the training time (none before the first
+    /// chunk: a resumed run's first message shows its restored counters at once), the chunk's
+    /// `iterations` and the page's failures; `extra` adds the loop's own fields.
+    pub(super) fn progress(&mut self, trainer: &impl NavLoop, paused: bool, iterations: &impl Serialize, extra: serde_json::Value) -> JsValue {
+        let c = trainer.counters();
+        let active_s = self.active_s();
+        let rate = |n: u64| (self.active_ms > 0.0).then(|| n as f64 / active_s.max(1e-9));
+        let mut msg = serde_json::json!({
+            "kind": "progress",
+            "agent": "navigator",
+            "backend": self.backend,
+            "generator": self.generator,
+            "env_steps": c.env_steps,
+            "frames": self.frames,
+            "updates": c.updates,
+            "episodes": c.episodes,
+            "iterations": trainer.iteration(),
+            "steps_per_s": rate(c.env_steps - self.start.env_steps),
+            "updates_per_s": rate(c.updates - self.start.updates),
+            "active_s": active_s,
+            "elapsed_s": self.elapsed_s(),
+            "new_iterations": iterations,
+            "env_failures": self.failures.take_notes(),
+            "env_failures_total": self.failures.total,
+            "paused": paused,
+        });
+        extend(&mut msg, extra);
+        to_js(&msg)
+    }
+
+    /// What the run resolves with when it ends.
+    pub(super) fn done(&self, trainer: &impl NavLoop, extra: serde_json::Value) -> JsValue {
+        let c = trainer.counters();
+        let mut msg = serde_json::json!({
+            "kind": "done",
+            "agent": "navigator",
+            "backend": self.backend,
+            "env_steps": c.env_steps,
+            "updates": c.updates,
+            "episodes": c.episodes,
+            "iterations": trainer.iteration(),
+            "elapsed_s": self.elapsed_s(),
+            "active_s": self.active_s(),
+        });
+        extend(&mut msg, extra);
+        to_js(&msg)
+    }
+
+    fn active_s(&self) -> f64 {
+        self.active_ms / 1000.0
+    }
+
+    fn elapsed_s(&self) -> f64 {
+        (now_ms() - self.t_start) / 1000.0
+    }
+}
+
+fn extend(msg: &mut serde_json::Value, extra: serde_json::Value) {
+    if let (Some(m), serde_json::Value::Object(x)) = (msg.as_object_mut(), extra) {
+        m.extend(x);
+    }
+}
+
+fn post_grid(rows: &[Vec<f64>], c: Counters, seeds: u32) {
     post(message(
         "grid",
         serde_json::json!({ "sites": TEST_SITES, "levels": LEVELS, "success": rows, "env_steps": c.env_steps, "updates": c.updates, "seeds": seeds }),
@@ -129,6 +287,7 @@ pub(super) async fn run(
         Some(bytes) => Navigator::load(&bytes, &device, req.seed as u64).map_err(|e| e.to_string())?.0,
         None => Navigator::new(cfg, &device, req.seed as u64)?,
     };
+    let resumed = saved.is_some();
     let mut trainer = match saved {
         Some(json) => {
             let saved: SavedNavRun = serde_json::from_str(&json).map_err(|e| format!("the saved run is damaged: {e}"))?;
@@ -143,11 +302,11 @@ pub(super) async fn run(
         }
         None => NavTrainer::new(navigator, generator, req.seed as u64),
     };
-    let mut env = Watched::new(0);
-    let mut failures = EnvFailures::new(1);
-    let t_start = now_ms();
-    let mut active_ms = 0.0;
-    let start = trainer.navigator.counters;
+    let extra = |t: &NavTrainer<Box<dyn Generator>>| serde_json::json!({ "vocabulary": t.navigator.vocab.len() });
+    let mut run = NavRun::new(&req, backend, &trained_on[0], trainer.navigator.counters);
+    if resumed {
+        post(run.progress(&trainer, flags.borrow().pause, &[(); 0], extra(&trainer)));
+    }
     let mut last_snapshot = now_ms();
     let mut last_judge: Option<f64> = None;
     let mut was_paused = false;
@@ -158,55 +317,11 @@ pub(super) async fn run(
             Next::SingleStep => true,
             Next::Run => false,
         };
-        let chunk_start = now_ms();
         let mut notes = Vec::new();
-        loop {
-            let ended = env.ended;
-            let stepped = trainer.step(&mut env).await;
-            // Episodes the site ended break the row of failures (see `EnvFailures`).
-            if env.ended > ended {
-                failures.ended(0);
-            }
-            match (stepped, env.failure.take()) {
-                (Ok(it), _) => notes.push(note(&it, trainer.navigator.counters.env_steps)),
-                // The page failed: that episode ends, and with it the iteration (its episodes
-                // are not learned from); the run goes on with the next design.
-                (Err(_), Some(failure)) => failures.failed(0, &trained_on[0], &failure).map_err(|why| {
-                    format!("{why}. Training stopped at update {}; the run's last snapshot is kept", trainer.navigator.counters.updates)
-                })?,
-                (Err(e), None) => return Err(e),
-            }
-            let c = trainer.navigator.counters;
-            let f = flags.borrow();
-            let interrupt = f.pause || f.checkpoint || f.step || now_ms() - chunk_start > req.progress_ms;
-            if single || f.stop || interrupt || c.env_steps >= req.frames {
-                break;
-            }
-        }
-        active_ms += now_ms() - chunk_start;
+        run.chunk(&mut trainer, &flags, req.progress_ms, single, |t, it| notes.push(note(&it, t.navigator.counters.env_steps))).await?;
         let c = trainer.navigator.counters;
-        let active_s = active_ms / 1000.0;
         let paused = flags.borrow().pause;
-        post(to_js(&serde_json::json!({
-            "kind": "progress",
-            "agent": "navigator",
-            "backend": backend,
-            "generator": trained_on[0],
-            "env_steps": c.env_steps,
-            "frames": req.frames,
-            "updates": c.updates,
-            "episodes": c.episodes,
-            "iterations": trainer.iteration,
-            "vocabulary": trainer.navigator.vocab.len(),
-            "steps_per_s": (c.env_steps - start.env_steps) as f64 / active_s.max(1e-9),
-            "updates_per_s": (c.updates - start.updates) as f64 / active_s.max(1e-9),
-            "active_s": active_s,
-            "elapsed_s": (now_ms() - t_start) / 1000.0,
-            "new_iterations": notes,
-            "env_failures": failures.take_notes(),
-            "env_failures_total": failures.total,
-            "paused": paused,
-        })));
+        post(run.progress(&trainer, paused, &notes, extra(&trainer)));
 
         let finished = flags.borrow().stop || c.env_steps >= req.frames;
         if req.judge_seeds > 0 && (finished || last_judge.is_none_or(|t| now_ms() - t > req.judge_every_s * 1000.0)) {
@@ -231,15 +346,5 @@ pub(super) async fn run(
         flags.borrow_mut().checkpoint = true;
     }
     serve_checkpoint(&trainer.navigator, &trained_on, &flags, req.checkpoint_half).await?;
-    let c = trainer.navigator.counters;
-    Ok(to_js(&serde_json::json!({
-        "kind": "done",
-        "agent": "navigator",
-        "backend": backend,
-        "env_steps": c.env_steps,
-        "updates": c.updates,
-        "episodes": c.episodes,
-        "elapsed_s": (now_ms() - t_start) / 1000.0,
-        "active_s": active_ms / 1000.0,
-    })))
+    Ok(run.done(&trainer, serde_json::json!({})))
 }

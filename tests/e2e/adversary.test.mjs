@@ -2,8 +2,9 @@
 // the Train view of the built app, on the CPU: the adversary's designs show as thumbnails and on
 // the training page, the success grid is judged per navigator, the curriculum's charts fill; a
 // generated design's share link opens in the Design view of a fresh browser and renders the very
-// site of its thumbnail (same elements, ids, classes, text and boxes); a reload resumes the run
-// from its snapshot with its curriculum; a damaged snapshot of it is refused with a message.
+// site of its thumbnail (same elements, ids, classes, text and boxes); a reload resumes the paused
+// run from its snapshot with its curriculum and restored counters; a damaged snapshot of it is
+// refused with a message.
 // Run by scripts/test.sh after `trunk build`: node --test tests/e2e/
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -115,8 +116,11 @@ test('CoDE designs sites live in the Train view: thumbnails, the grid, share lin
     await other.close();
   }
 
-  // A snapshot reaches IndexedDB; a reload resumes the run, its generator and its curriculum.
+  // A snapshot reaches IndexedDB; the run is paused; a reload resumes it paused, with its
+  // generator and its curriculum, and shows its restored counters before it takes a step.
   await page.waitForFunction(() => /Run saved in this browser at step [\d,]+ \(every navigator and the adversary/.test(document.getElementById('model-note').textContent), null, WAIT);
+  await page.click('#train-pause');
+  await page.waitForFunction(async () => (await (await import('/www/store.js')).load('run'))?.status === 'paused', null, WAIT);
   await page.reload();
   await page.waitForFunction(() => document.body.dataset.ready === 'true', null, WAIT);
   await page.waitForFunction(() => /Resumed the training run saved at step/.test(document.getElementById('message').textContent), null, WAIT);
@@ -124,7 +128,12 @@ test('CoDE designs sites live in the Train view: thumbnails, the grid, share lin
   assert.equal(await page.inputValue('#train-generator'), 'adversary:code');
   assert.equal(await page.inputValue('#train-adv-alpha'), '0.9');
   assert.ok(await page.$$eval('#cur-designs .cur-design', (c) => c.length) >= 1, 'the saved designs show again');
-  await page.waitForFunction(() => Number(document.getElementById('tr-iterations').textContent.replace(/,/g, '')) > 0, null, WAIT);
+  await page.waitForFunction(() => /^Paused on /.test(document.getElementById('train-status').textContent), null, WAIT);
+  assert.ok((await count(page, 'tr-iterations')) > 0 && (await count(page, 'tr-episodes')) > 0, 'the restored iterations and episodes show while paused');
+  assert.equal(await count(page, 'tr-steps'), saved, 'paused: not a step taken since the snapshot');
+  assert.equal(await page.textContent('#train-pause'), 'Resume');
+  await page.click('#train-pause');
+  await page.waitForFunction((n) => Number(document.getElementById('tr-steps').textContent.replace(/,/g, '')) > n, saved, WAIT);
   const resumedAt = await count(page, 'tr-steps');
   assert.ok(resumedAt >= saved, `resumed at ${resumedAt} env steps, saved at ${saved}`);
   const firstIteration = await page.$eval('#cur-designs .cur-design', (c) => Number(c.dataset.iteration));
