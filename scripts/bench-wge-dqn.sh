@@ -4,12 +4,8 @@
 # success on 20 held-out seeds every EVAL_EVERY environment steps.
 # Usage: scripts/bench-wge-dqn.sh [STEPS (3000)] [EVAL_EVERY (500)] [FEED 1|0 (0: DOM-Q-Net alone)] [SEED (1)]
 set -euo pipefail
-cd "$(dirname "$0")/.."
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/weblab-target}"
-export PATH="$HOME/.cargo/bin:$PATH"
-export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
 # A benchmark runs longer than a test: up to an hour.
-export WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-3600}"
+BENCH_TIMEOUT=3600 source "$(dirname "$0")/lib-bench.sh"
 # Read at compile time by the test (option_env!): the browser has no environment variables.
 export WGE_DQN_STEPS="${1:-3000}" WGE_DQN_EVAL_EVERY="${2:-500}" WGE_DQN_FEED="${3:-1}" WGE_DQN_SEED="${4:-1}"
 exec cargo test --release --target wasm32-unknown-unknown --test bench_wge_dqn -- --include-ignored --nocapture

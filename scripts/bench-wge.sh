@@ -5,12 +5,8 @@
 # training success by quarter, test-mode success on held-out seeds and wall-clock per task.
 # Usage: scripts/bench-wge.sh [EPISODES (3000)] [TEST SEEDS (100)] [POLICY SEED (1)] [TASKS (all; comma-separated)]
 set -euo pipefail
-cd "$(dirname "$0")/.."
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/weblab-target}"
-export PATH="$HOME/.cargo/bin:$PATH"
-export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
 # A benchmark runs longer than a test: up to two hours.
-export WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-7200}"
+BENCH_TIMEOUT=7200 source "$(dirname "$0")/lib-bench.sh"
 # Read at compile time by the benchmark (option_env!): the browser has no environment variables.
-export WGE_EPISODES="${1:-3000}" WGE_TEST="${2:-100}" WGE_SEED="${3:-1}" WGE_TASKS="${4:-}"
+export WGE_EPISODES="${1:-3000}" WGE_TEST="${2:-100}" WGE_SEED="${3:-1}" WGE_TASKS="${4:-}" WGE_NEURAL=0
 exec cargo test --release --target wasm32-unknown-unknown --test bench_wge -- --include-ignored --nocapture

@@ -1,14 +1,22 @@
-//! Benchmark (not a test; ignored unless asked for): the workflow policy alone on the paper's
-//! Table 1 tasks we have, plus login-user, use-autocomplete, search-engine and book-flight, on the
-//! live task pages in headless Chromium. Per task: ten scripted-oracle demonstrations (labelled
-//! scripted: not a person's; seeds 1–10) recorded as the recorder keeps them, then
-//! `WGE_EPISODES` exploration episodes that train the workflow policy (seeds from 10,000), then
-//! test-mode success on `WGE_TEST` held-out seeds (from 90,000; `test` data mode where the task
-//! has one). Prints success over training in quarters, test success and wall-clock.
+//! Benchmark (not a test; ignored unless asked for): the workflow policy alone, or DOMNet+WGE,
+//! on the paper's Table 1 tasks we have, plus login-user, use-autocomplete, search-engine and
+//! book-flight, on the live task pages in headless Chromium. Per task: ten scripted-oracle
+//! demonstrations (labelled scripted: not a person's; seeds 1–10) recorded as the recorder keeps
+//! them, then `WGE_EPISODES` exploration episodes that train the workflow policy (seeds from
+//! 10,000), then test-mode success on `WGE_TEST` held-out seeds (from 90,000; `test` data mode
+//! where the task has one). Prints success over training in quarters, test success and
+//! wall-clock.
 //!
-//! Run with `scripts/bench-wge.sh` (budget and task list passed at compile time; with
-//! `WGE_DEBUG=1` set it also prints the likeliest steps of the first two demonstrations' lattices
-//! after training, and five exploration episodes).
+//! With `WGE_NEURAL=1` it is the paper's DOMNet+WGE (§5, Figure 1): each exploration episode
+//! also goes to DOMNet's grouped replay (successes only), every `WGE_REPLAY_EVERY` episodes
+//! DOMNet takes `WGE_REPLAY_STEPS` gradient steps on replayed episodes once a group holds
+//! `WGE_MIN_GROUP`, each such round followed by `WGE_ON_POLICY` on-policy episodes of its own
+//! (seeds from 20,000); then DOMNet is judged greedily on the same held-out seeds as the workflow
+//! policy, so both columns come from one run. The paper's values are `NeuralConfig`'s defaults.
+//!
+//! Run with `scripts/bench-wge.sh` or `scripts/bench-wge-domnet.sh` (settings passed at compile
+//! time; with `WGE_DEBUG=1` set it also prints the likeliest steps of the first two
+//! demonstrations' lattices after training, and five exploration episodes).
 #![cfg(target_arch = "wasm32")]
 
 mod common;
@@ -22,7 +30,10 @@ use weblab::policy::oracle::{Script, scripted};
 use weblab::web::IframeEnv;
 use weblab::wge::config::WgeConfig;
 use weblab::wge::explore::{EpisodeEnd, run_episode, train_episode};
+use weblab::wge::domnet_config::NeuralConfig;
+use weblab::wge::neural::NeuralPolicy;
 use weblab::wge::policy::{Mode, WorkflowPolicy};
+use weblab::wge::replay::ReplayEpisode;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -63,6 +74,7 @@ fn paper(task: &str) -> Option<u32> {
 const DEMOS: u32 = 10;
 const TRAIN_SEEDS: u32 = 10_000;
 const TEST_SEEDS: u32 = 90_000;
+const ON_POLICY_SEEDS: u32 = 20_000;
 
 fn setting(value: Option<&str>, default: u32) -> u32 {
     value.and_then(|v| v.parse().ok()).unwrap_or(default)
@@ -76,20 +88,114 @@ fn pct(wins: u32, n: u32) -> f64 {
     if n == 0 { 0.0 } else { 100.0 * wins as f64 / n as f64 }
 }
 
+/// The neural half's schedule: the paper's (`NeuralConfig::default()`, reference §2.6) unless the
+/// run overrides it; `on_policy` is the number of DOMNet's own episodes after each round of
+/// replay updates (§5, Figure 1: "periodically" the replay updates, then π_n rolls out an
+/// episode and learns from it; 1).
+struct Schedule {
+    cfg: NeuralConfig,
+    on_policy: u32,
+}
+
+fn schedule(seed: u64) -> Schedule {
+    let paper = NeuralConfig::default();
+    let cfg = NeuralConfig {
+        replay_every: setting(option_env!("WGE_REPLAY_EVERY"), paper.replay_every as u32) as usize,
+        replay_steps: setting(option_env!("WGE_REPLAY_STEPS"), paper.replay_steps as u32) as usize,
+        replay_min_group: setting(option_env!("WGE_MIN_GROUP"), paper.replay_min_group as u32) as usize,
+        seed,
+        ..paper
+    };
+    Schedule { cfg, on_policy: setting(option_env!("WGE_ON_POLICY"), 1) }
+}
+
+/// DOMNet's side of one task's run.
+struct Neural {
+    policy: NeuralPolicy,
+    on_policy: u32,
+    on_policy_wins: u32,
+    /// Episodes or updates that failed (the page threw, a loss was not finite), with the first
+    /// message: counted as failures, the run goes on.
+    errors: u32,
+    first_error: Option<String>,
+    /// Seconds in replay updates and on-policy episodes.
+    train_s: f64,
+    /// Seconds in replay gradient steps alone, and their number (for the per-step cost).
+    replay_s: f64,
+    replay_steps: u32,
+    on_policy_s: f64,
+}
+
+impl Neural {
+    fn error(&mut self, e: String) {
+        self.errors += 1;
+        self.first_error.get_or_insert(e);
+    }
+
+    /// One exploration episode into the replay; after each round of replay updates DOMNet's own
+    /// on-policy episodes follow.
+    async fn observe(&mut self, env: &mut IframeEnv, spec: &TaskSpec, sched_on_policy: u32, episode: ReplayEpisode) {
+        let t = now_s();
+        match self.policy.observe_exploration(episode).await {
+            Ok(stats) if !stats.is_empty() => {
+                self.replay_steps += stats.len() as u32;
+                self.replay_s += now_s() - t;
+                for _ in 0..sched_on_policy {
+                    let t1 = now_s();
+                    let seed = ON_POLICY_SEEDS + self.on_policy;
+                    self.on_policy += 1;
+                    match self.policy.train_on_policy(env, spec, seed).await {
+                        Ok((ret, _)) => self.on_policy_wins += (ret >= 1.0) as u32,
+                        Err(e) => self.error(format!("on-policy episode {seed}: {e}")),
+                    }
+                    self.on_policy_s += now_s() - t1;
+                }
+            }
+            Ok(_) => {}
+            Err(e) => self.error(format!("replay update: {e}")),
+        }
+        self.train_s += now_s() - t;
+    }
+
+    /// Greedy success on `seeds` (an episode the page could not run counts as a failure).
+    async fn test(&mut self, env: &mut IframeEnv, spec: &TaskSpec, seeds: std::ops::Range<u32>) -> u32 {
+        let mut wins = 0;
+        for seed in seeds {
+            match self.policy.run_episode(env, spec, seed, true).await {
+                Ok(ep) => wins += (ep.ret >= 1.0) as u32,
+                Err(e) => self.error(format!("test episode {seed}: {e}")),
+            }
+        }
+        wins
+    }
+}
+
 #[wasm_bindgen_test]
 #[ignore]
 async fn bench_workflow_policy_on_table_1_tasks() {
     let episodes = setting(option_env!("WGE_EPISODES"), 3000);
     let test = setting(option_env!("WGE_TEST"), 100);
     let seed = setting(option_env!("WGE_SEED"), 1) as u64;
+    let neural_on = option_env!("WGE_NEURAL").is_some_and(|v| v == "1");
+    let sched = schedule(seed);
     let only: Vec<&str> = option_env!("WGE_TASKS").unwrap_or("").split([',', ' ']).filter(|t| !t.is_empty()).collect();
     let train_cfg = EnvConfig { max_steps: Some(30), hold_clock: true, ..EnvConfig::default() };
     let mut env = IframeEnv::new(new_frame(), train_cfg.clone());
     console_log!(
-        "Workflow policy alone (softmax, policy seed {seed}); {DEMOS} scripted-oracle demonstrations per task (seeds 1-{DEMOS}); {episodes} training episodes (seeds {TRAIN_SEEDS}+); test mode on {test} held-out seeds ({TEST_SEEDS}+)"
+        "Workflow policy (softmax, policy seed {seed}); {DEMOS} scripted-oracle demonstrations per task (seeds 1-{DEMOS}); {episodes} training episodes (seeds {TRAIN_SEEDS}+); test mode on {test} held-out seeds ({TEST_SEEDS}+)"
     );
-    console_log!("| task | paper DOMNet+WGE | demo steps | step cap | training success by quarter (%) | test success (%) | wall-clock (s) |");
-    console_log!("|---|---|---|---|---|---|---|");
+    if neural_on {
+        let (c, p) = (&sched.cfg, NeuralConfig::default());
+        console_log!(
+            "DOMNet+WGE (CPU backend, seed {seed}): every {} exploration episodes {} replay gradient steps of {} episodes once a group holds {} (paper: every {}, {} steps, {} episodes, {}), then {} on-policy episodes (seeds {ON_POLICY_SEEDS}+); greedy on the same held-out seeds",
+            c.replay_every, c.replay_steps, c.replay_batch, c.replay_min_group, p.replay_every, p.replay_steps, p.replay_batch, p.replay_min_group, sched.on_policy
+        );
+        console_log!("| task | paper DOMNet+WGE | DOMNet+WGE test (%) | workflow test (%) | workflow training success by quarter (%) | replay stored (groups ready / groups) | gradient steps (replay + on-policy) | on-policy successes | wall-clock explore / neural / test / all (s) |");
+        console_log!("|---|---|---|---|---|---|---|---|---|");
+    } else {
+        console_log!("| task | paper DOMNet+WGE | demo steps | step cap | training success by quarter (%) | test success (%) | wall-clock (s) |");
+        console_log!("|---|---|---|---|---|---|---|");
+    }
     for task in TASKS.iter().filter(|t| only.is_empty() || only.contains(t)) {
         let t0 = now_s();
         let spec = TaskSpec::Builtin { name: task.to_string() };
@@ -126,6 +232,20 @@ async fn bench_workflow_policy_on_table_1_tasks() {
         // Ten actions per episode (reference §2.6), or the longest demonstration where it needs
         // more (click-checkboxes-large ticks up to twelve boxes before Submit).
         policy.config.max_steps = policy.config.max_steps.max(longest as u32);
+        let mut neural = neural_on.then(|| {
+            let cfg = NeuralConfig { max_episode_steps: policy.config.max_steps, ..sched.cfg.clone() };
+            Neural {
+                policy: NeuralPolicy::new(cfg, &burn::prelude::Device::flex().autodiff()).unwrap(),
+                on_policy: 0,
+                on_policy_wins: 0,
+                errors: 0,
+                first_error: None,
+                train_s: 0.0,
+                replay_s: 0.0,
+                replay_steps: 0,
+                on_policy_s: 0.0,
+            }
+        });
         let empty_positions: usize =
             policy.demos().iter().map(|d| d.positions.iter().filter(|p| p.options.is_empty()).count()).sum();
         let quarter = episodes.div_ceil(4).max(1);
@@ -150,8 +270,12 @@ async fn bench_workflow_policy_on_table_1_tasks() {
                 quarters.push(format!("{:.0}", pct(wins, n)));
                 (wins, n) = (0, 0);
             }
+            if let Some(nn) = neural.as_mut() {
+                nn.observe(&mut env, &spec, sched.on_policy, ReplayEpisode::from(&ep)).await;
+            }
         }
         let train_s = now_s() - t_train;
+        let explore_s = train_s - neural.as_ref().map_or(0.0, |n| n.train_s);
         if option_env!("WGE_DEBUG").is_some() {
             for (k, d) in policy.demos().iter().enumerate().take(2) {
                 for (v, p) in d.positions.iter().enumerate() {
@@ -172,22 +296,63 @@ async fn bench_workflow_policy_on_table_1_tasks() {
         if modes.iter().any(|m| m == "test") {
             env.set_config(EnvConfig { data_mode: "test".into(), ..train_cfg.clone() });
         }
+        let t_test = now_s();
         let mut test_wins = 0;
         for s in 0..test {
             test_wins += run_episode(&mut env, &mut policy, &spec, TEST_SEEDS + s, Mode::Test).await.unwrap().succeeded() as u32;
         }
+        let workflow_test_s = now_s() - t_test;
         let note = match (failed_demos, empty_positions) {
             (0, 0) => String::new(),
             (f, p) => format!(" ({f} oracle demonstrations failed; {p} lattice positions without a workflow step)"),
         };
-        console_log!(
-            "| {task} | {} | {longest} | {} | {} | {:.0} | {:.0} |{note}",
-            paper(task).map_or("—".to_string(), |p| p.to_string()),
-            policy.config.max_steps,
-            quarters.join(" / "),
-            pct(test_wins, test),
-            now_s() - t0
-        );
+        let paper_col = paper(task).map_or("—".to_string(), |p| p.to_string());
+        if let Some(mut nn) = neural {
+            let t_neural_test = now_s();
+            let neural_wins = nn.test(&mut env, &spec, TEST_SEEDS..TEST_SEEDS + test).await;
+            let test_s = workflow_test_s + (now_s() - t_neural_test);
+            let replay = nn.policy.replay();
+            let min = nn.policy.cfg.replay_min_group;
+            let groups: Vec<String> = replay.groups().map(|(k, len)| format!("[{}] {len}", k.join(","))).collect();
+            let ready = replay.groups().filter(|(_, len)| *len >= min).count();
+            console_log!(
+                "| {task} | {paper_col} | {:.0} | {:.0} | {} | {} ({ready} / {}) | {} ({} + {}) | {} / {} | {:.0} / {:.0} / {:.0} / {:.0} |{note}",
+                pct(neural_wins, test),
+                pct(test_wins, test),
+                quarters.join(" / "),
+                replay.len(),
+                groups.len(),
+                nn.policy.counters.updates,
+                nn.replay_steps,
+                nn.policy.counters.updates.saturating_sub(nn.replay_steps as u64),
+                nn.on_policy_wins,
+                nn.on_policy,
+                explore_s,
+                nn.train_s,
+                test_s,
+                now_s() - t0
+            );
+            console_log!(
+                "    {task}: replay groups {}; {:.0} ms per replay gradient step ({} in {:.0} s), {:.0} ms per on-policy episode with its update ({} in {:.0} s); {} errors{}",
+                if groups.is_empty() { "none".to_string() } else { groups.join(", ") },
+                1000.0 * nn.replay_s / nn.replay_steps.max(1) as f64,
+                nn.replay_steps,
+                nn.replay_s,
+                1000.0 * nn.on_policy_s / nn.on_policy.max(1) as f64,
+                nn.on_policy,
+                nn.on_policy_s,
+                nn.errors,
+                nn.first_error.map_or(String::new(), |e| format!(" (first: {e})"))
+            );
+        } else {
+            console_log!(
+                "| {task} | {paper_col} | {longest} | {} | {} | {:.0} | {:.0} |{note}",
+                policy.config.max_steps,
+                quarters.join(" / "),
+                pct(test_wins, test),
+                now_s() - t0
+            );
+        }
         console_log!(
             "    {task}: training episodes ended {} success / {} failure / {} stopped / {} step cap; {:.1} actions each; {:.0} episodes/s",
             ends[0],
@@ -195,7 +360,7 @@ async fn bench_workflow_policy_on_table_1_tasks() {
             ends[2],
             ends[3],
             actions as f64 / episodes.max(1) as f64,
-            episodes as f64 / train_s.max(1e-3)
+            episodes as f64 / explore_s.max(1e-3)
         );
     }
 }

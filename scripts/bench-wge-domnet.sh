@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# DOMNet+WGE, the paper's column, on the same tasks and live pages as scripts/bench-wge.sh
+# (tests/bench_wge.rs with WGE_NEURAL=1): per task ten scripted-oracle demonstrations, workflow
+# exploration whose successes fill DOMNet's grouped replay, replay gradient steps and DOMNet's own
+# on-policy episodes while it explores, then DOMNet greedy and the workflow policy's test mode on
+# the same held-out seeds; wall-clock split into exploration, DOMNet training and test.
+# The schedule's defaults are the paper's (NeuralConfig: every 5 episodes 30 gradient steps on 5
+# replayed episodes, a group sampled once it holds 100, one on-policy episode per round); the
+# README's run overrides them to fit an hour on the 2-core machine (see README).
+# Usage: scripts/bench-wge-domnet.sh [EPISODES (3000)] [TEST SEEDS (100)] [SEED (1)] [TASKS (all)]
+#        [REPLAY_EVERY (5)] [REPLAY_STEPS (30)] [MIN_GROUP (100)] [ON_POLICY (1)]
+set -euo pipefail
+BENCH_TIMEOUT=7200 source "$(dirname "$0")/lib-bench.sh"
+# Read at compile time by the benchmark (option_env!): the browser has no environment variables.
+export WGE_NEURAL=1 WGE_EPISODES="${1:-3000}" WGE_TEST="${2:-100}" WGE_SEED="${3:-1}" WGE_TASKS="${4:-}"
+export WGE_REPLAY_EVERY="${5:-5}" WGE_REPLAY_STEPS="${6:-30}" WGE_MIN_GROUP="${7:-100}" WGE_ON_POLICY="${8:-1}"
+exec cargo test --release --target wasm32-unknown-unknown --test bench_wge -- --include-ignored --nocapture
