@@ -12,6 +12,7 @@ use crate::env::{
     Action, DomGraph, DomNode, EnvError, Environment, EpisodeGuard, Field, Instruction, NodeRef, NodeValue,
     Observation, Rect, STEP_LIMIT_REASON, Step, TaskSpec,
 };
+use crate::policy::Policy;
 use crate::rng::Rng;
 
 pub const SIM_TASKS: [&str; 2] = ["sim-click", "sim-type"];
@@ -189,27 +190,29 @@ impl Environment for SimEnv {
     }
 }
 
+/// The simulator's scripted oracle, as the live tasks have theirs (`policy::oracle`): it solves
+/// both tasks from the observation — type the target into the field until it holds it, then
+/// Submit; or click the button named by the target. Tests use it for known-good episodes.
+pub struct SimOracle;
+
+impl Policy for SimOracle {
+    fn act(&mut self, obs: &Observation) -> Option<Action> {
+        let target = obs.instruction.field("target")?;
+        if let Some(input) = obs.dom.nodes.iter().find(|n| n.tag == "INPUT_text") {
+            if input.value.as_text() != Some(target) {
+                return Some(Action::Type(input.r#ref, target.to_string()));
+            }
+            return obs.dom.nodes.iter().find(|n| n.text == "Submit").map(|n| Action::Click(n.r#ref));
+        }
+        obs.dom.nodes.iter().find(|n| n.tag == "BUTTON" && n.text == target).map(|n| Action::Click(n.r#ref))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::Policy;
     use crate::runner::run_episode;
     use crate::util::block_on;
-
-    /// Solves both tasks from the observation, like the live tasks' oracles.
-    struct SimOracle;
-    impl Policy for SimOracle {
-        fn act(&mut self, obs: &Observation) -> Option<Action> {
-            let target = obs.instruction.field("target")?;
-            if let Some(input) = obs.dom.nodes.iter().find(|n| n.tag == "INPUT_text") {
-                if input.value.as_text() != Some(target) {
-                    return Some(Action::Type(input.r#ref, target.to_string()));
-                }
-                return obs.dom.nodes.iter().find(|n| n.text == "Submit").map(|n| Action::Click(n.r#ref));
-            }
-            obs.dom.nodes.iter().find(|n| n.tag == "BUTTON" && n.text == target).map(|n| Action::Click(n.r#ref))
-        }
-    }
 
     #[test]
     fn oracle_solves_and_seeds_reproduce() {

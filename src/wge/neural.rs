@@ -353,31 +353,19 @@ impl Agent for NeuralPolicy {
 mod tests {
     use super::*;
     use crate::env::{Field, Instruction};
-    use crate::sim::{SIM_TASKS, SimEnv};
+    use crate::policy::Policy;
+    use crate::sim::{SIM_TASKS, SimEnv, SimOracle};
     use crate::util::block_on;
 
     fn small() -> NeuralConfig {
         NeuralConfig { word_dim: 16, replay_min_group: 1, ..NeuralConfig::default() }
     }
 
-    /// The simulator's tasks solved from the observation, as the live tasks' scripted oracles
-    /// solve theirs: type the target into an empty field, then Submit; or click the named button.
-    fn sim_oracle(obs: &Observation) -> Option<Action> {
-        let target = obs.instruction.field("target")?;
-        if let Some(input) = obs.dom.nodes.iter().find(|n| n.tag == "INPUT_text") {
-            if input.value.as_text() != Some(target) {
-                return Some(Action::Type(input.r#ref, target.to_string()));
-            }
-            return obs.dom.nodes.iter().find(|n| n.text == "Submit").map(|n| Action::Click(n.r#ref));
-        }
-        obs.dom.nodes.iter().find(|n| n.tag == "BUTTON" && n.text == target).map(|n| Action::Click(n.r#ref))
-    }
-
     fn oracle_episode(env: &mut SimEnv, task: &str, seed: u32) -> ReplayEpisode {
         let mut obs = block_on(env.reset(&SimEnv::spec(task), seed)).unwrap();
         let mut steps = Vec::new();
         loop {
-            let a = sim_oracle(&obs).expect("the oracle always has an action");
+            let a = SimOracle.act(&obs).expect("the oracle always has an action");
             let s = block_on(env.step(&a)).unwrap();
             steps.push((obs, a));
             obs = s.observation;
