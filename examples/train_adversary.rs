@@ -4,16 +4,10 @@
 //! the simulator, seeds never trained on) of the population's best navigator, the share of
 //! active and passive primitives generated, the adversary's expected budget, regret, updates/s,
 //! env steps/s and wall-clock. The best navigator is written as a `.wln` for
-//! `scripts/judge-navigator.sh` (the live DOM). A command, not a test.
-//!
-//! Usage: cargo run --release --example train_adversary -- GENERATOR [options]
-//!   GENERATOR: paired | flexible_paired | flexible_b_paired | code | alp | dr | cl
-//!   --seed N (1)  --minutes M (5; training time, judging not counted)  --iterations N
-//!   --judge-every S (60 s of training)  --judge-seeds N (20)  --out FILE.wln (best navigator)
-//!   --alpha A  --beta B  --delta D (the objective's constants; default: the papers')
-//!   --episodes M (per navigator per design; default CoDE's 2)  --population N (DR/CL: 1)
-//!   --nav-config JSON  --adversary-config JSON (partial configs)
-//!   --snapshot FILE (write the whole run at the end)  --resume FILE (continue one)
+//! `scripts/judge-navigator.sh` (the live DOM). A command, not a test. `--help` prints its
+//! usage.
+
+mod common;
 
 use std::time::Instant;
 
@@ -22,21 +16,29 @@ use weblab::adversary::train::{PopIteration, PopulationTrainer, population};
 use weblab::adversary::{Adversary, AdversaryConfig, LoopConfig, Objective, ObjectiveConfig};
 use weblab::curriculum::{CurriculumLearning, DomainRandomization, Generator};
 use weblab::gminiwob::sim::SiteSim;
-use weblab::gminiwob::test_sites::{LEVELS, TEST_SITES, test_site};
+use weblab::gminiwob::test_sites::{TEST_SITES, test_site};
 use weblab::gminiwob::{RewardConfig, Values};
 use weblab::learn::checkpoint::Precision;
-use weblab::navigator::train::{JUDGE_SEEDS_FROM, judge, site_task};
-use weblab::navigator::{Navigator, NavigatorConfig};
+use weblab::navigator::NavigatorConfig;
+use weblab::navigator::train::judge_test_sites;
 use weblab::util::block_on;
+
+use common::{Cli, Common, grid_mean, print_grid};
+
+const USAGE: &str = "\
+Usage: cargo run --release --example train_adversary -- GENERATOR [options]
+  GENERATOR: paired | flexible_paired | flexible_b_paired | code | alp | dr | cl
+  --seed N (1)  --minutes M (5; training time, judging not counted)  --iterations N
+  --judge-every S (60 s of training)  --judge-seeds N (20)  --out FILE.wln (best navigator)
+  --alpha A  --beta B  --delta D (the objective's constants; default: the papers')
+  --episodes M (per navigator per design; default CoDE's 2)  --population N (DR/CL: 1)
+  --nav-config JSON  --adversary-config JSON (partial configs)
+  --snapshot FILE (write the whole run at the end)  --resume FILE (continue one)
+";
 
 struct Args {
     generator: String,
-    seed: u64,
-    minutes: f64,
-    iterations: Option<u64>,
-    judge_every_s: f64,
-    judge_seeds: u32,
-    out: Option<String>,
+    common: Common,
     alpha: Option<f64>,
     beta: Option<f64>,
     delta: Option<f64>,
@@ -49,16 +51,11 @@ struct Args {
 }
 
 fn parse() -> Result<Args, String> {
-    let mut it = std::env::args().skip(1);
-    let generator = it.next().ok_or("no generator given (paired, flexible_paired, flexible_b_paired, code, alp, dr, cl)")?;
+    let mut cli = Cli::new(USAGE);
+    let generator = cli.generator("no generator given (paired, flexible_paired, flexible_b_paired, code, alp, dr, cl); --help for the usage")?;
     let mut a = Args {
         generator,
-        seed: 1,
-        minutes: 5.0,
-        iterations: None,
-        judge_every_s: 60.0,
-        judge_seeds: 20,
-        out: None,
+        common: Common { seed: 1, minutes: 5.0, iterations: None, judge_every_s: 60.0, judge_seeds: 20, out: None },
         alpha: None,
         beta: None,
         delta: None,
@@ -69,52 +66,27 @@ fn parse() -> Result<Args, String> {
         snapshot: None,
         resume: None,
     };
-    while let Some(flag) = it.next() {
-        let mut val = || it.next().ok_or(format!("{flag} needs a value"));
-        let num = |s: String| s.parse::<f64>().map_err(|_| format!("{flag}: not a number: {s}"));
+    while let Some(flag) = cli.next_flag() {
+        if a.common.take(&flag, &mut cli)? {
+            continue;
+        }
         match flag.as_str() {
-            "--seed" => a.seed = num(val()?)? as u64,
-            "--minutes" => a.minutes = num(val()?)?,
-            "--iterations" => a.iterations = Some(num(val()?)? as u64),
-            "--judge-every" => a.judge_every_s = num(val()?)?,
-            "--judge-seeds" => a.judge_seeds = num(val()?)? as u32,
-            "--out" => a.out = Some(val()?),
-            "--alpha" => a.alpha = Some(num(val()?)?),
-            "--beta" => a.beta = Some(num(val()?)?),
-            "--delta" => a.delta = Some(num(val()?)?),
-            "--episodes" => a.loop_cfg.episodes = num(val()?)? as usize,
-            "--population" => a.population = Some(num(val()?)? as usize),
-            "--nav-config" => a.nav = serde_json::from_str(&val()?).map_err(|e| format!("--nav-config: {e}"))?,
-            "--adversary-config" => a.adversary = serde_json::from_str(&val()?).map_err(|e| format!("--adversary-config: {e}"))?,
-            "--snapshot" => a.snapshot = Some(val()?),
-            "--resume" => a.resume = Some(val()?),
-            other => return Err(format!("unknown option {other}")),
+            "--alpha" => a.alpha = Some(cli.num(&flag)?),
+            "--beta" => a.beta = Some(cli.num(&flag)?),
+            "--delta" => a.delta = Some(cli.num(&flag)?),
+            "--episodes" => a.loop_cfg.episodes = cli.num(&flag)? as usize,
+            "--population" => a.population = Some(cli.num(&flag)? as usize),
+            "--nav-config" => a.nav = serde_json::from_str(&cli.value(&flag)?).map_err(|e| format!("--nav-config: {e}"))?,
+            "--adversary-config" => a.adversary = serde_json::from_str(&cli.value(&flag)?).map_err(|e| format!("--adversary-config: {e}"))?,
+            "--snapshot" => a.snapshot = Some(cli.value(&flag)?),
+            "--resume" => a.resume = Some(cli.value(&flag)?),
+            other => return Err(format!("unknown option {other}; --help for the usage")),
         }
     }
     a.nav.validate()?;
     a.adversary.validate()?;
     a.loop_cfg.validate()?;
     Ok(a)
-}
-
-/// Success of `nav` on every test site and level, judged greedily on the simulator.
-fn grid(nav: &mut Navigator, seeds: u32) -> Vec<[f64; LEVELS as usize]> {
-    let mut sim = SiteSim::new(test_site("login", 0).unwrap(), 0, Values::default(), RewardConfig::default());
-    TEST_SITES
-        .iter()
-        .map(|site| {
-            let mut row = [0.0; LEVELS as usize];
-            for (level, cell) in row.iter_mut().enumerate() {
-                let task = site_task(&format!("{site}-{level}"), test_site(site, level as u32).unwrap());
-                *cell = block_on(judge(&mut sim, nav, &task, JUDGE_SEEDS_FROM..JUDGE_SEEDS_FROM + seeds)).unwrap().success_rate();
-            }
-            row
-        })
-        .collect()
-}
-
-fn mean_of(g: &[[f64; LEVELS as usize]]) -> f64 {
-    g.iter().flatten().sum::<f64>() / (g.len() * LEVELS as usize) as f64
 }
 
 /// What the iterations since the last print did.
@@ -164,25 +136,25 @@ fn run<G: Generator>(args: &Args, make: impl Fn() -> Result<G, String>, populati
             let bytes = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
             PopulationTrainer::resume(&bytes, make()?, &dev)?
         }
-        None => PopulationTrainer::new(population(&args.nav, population_size, &dev, args.seed)?, make()?, args.loop_cfg.clone(), args.seed)?,
+        None => PopulationTrainer::new(population(&args.nav, population_size, &dev, args.common.seed)?, make()?, args.loop_cfg.clone(), args.common.seed)?,
     };
     let name = trainer.generator.name();
     println!(
         "generator {name}, seed {}, population {} navigator(s) of {} parameters, M = {} episodes per navigator per design; \
          training budget {} min (judging not counted), judged greedily on the simulator on {} seeds per cell",
-        args.seed,
+        args.common.seed,
         trainer.population.len(),
         trainer.population[0].model().parameter_count(),
         trainer.cfg.episodes,
-        args.minutes,
-        args.judge_seeds
+        args.common.minutes,
+        args.common.judge_seeds
     );
     let t0 = Instant::now();
     let (mut train_s, mut judged_at) = (0.0, 0.0);
     let mut window = Window::default();
     let mut total = Window::default();
     let mut best = (-1.0, 0usize);
-    let mut best_grid: Vec<[f64; LEVELS as usize]> = Vec::new();
+    let mut best_grid: Vec<Vec<f64>> = Vec::new();
     let start_steps: u64 = trainer.population.iter().map(|n| n.counters.env_steps).sum();
     let start_updates: u64 = trainer.population.iter().map(|n| n.counters.updates).sum();
     let mut env = SiteSim::new(test_site("login", 0).unwrap(), 0, Values::default(), RewardConfig::default());
@@ -192,8 +164,8 @@ fn run<G: Generator>(args: &Args, make: impl Fn() -> Result<G, String>, populati
         train_s += t.elapsed().as_secs_f64();
         window.add(&it);
         total.add(&it);
-        let done = train_s >= args.minutes * 60.0 || args.iterations.is_some_and(|n| trainer.iteration >= n);
-        if !(done || train_s - judged_at >= args.judge_every_s) {
+        let done = train_s >= args.common.minutes * 60.0 || args.common.iterations.is_some_and(|n| trainer.iteration >= n);
+        if !(done || train_s - judged_at >= args.common.judge_every_s) {
             continue;
         }
         judged_at = train_s;
@@ -234,22 +206,22 @@ fn run<G: Generator>(args: &Args, make: impl Fn() -> Result<G, String>, populati
             );
         }
         window = Window::default();
-        let grids: Vec<Vec<[f64; LEVELS as usize]>> = trainer.population.iter_mut().map(|nav| grid(nav, args.judge_seeds)).collect();
-        let means: Vec<f64> = grids.iter().map(|g| mean_of(g)).collect();
+        let mut grids = Vec::new();
+        for nav in &mut trainer.population {
+            grids.push(block_on(judge_test_sites(nav, args.common.judge_seeds, || std::future::ready(())))?);
+        }
+        let means: Vec<f64> = grids.iter().map(|g| grid_mean(g)).collect();
         let top = (0..means.len()).fold(0, |b, i| if means[i] > means[b] { i } else { b });
         println!(
             "  zero-shot grid means per navigator: {}; navigator {top}'s grid:",
             means.iter().map(|m| format!("{:.0}%", 100.0 * m)).collect::<Vec<_>>().join(" / ")
         );
-        println!("  {:<10} {}", "site", (0..LEVELS).map(|l| format!("level {l}")).collect::<Vec<_>>().join("  "));
-        for (site, row) in TEST_SITES.iter().zip(&grids[top]) {
-            println!("  {site:<10} {}", row.iter().map(|s| format!("{:>6.0}%", 100.0 * s)).collect::<Vec<_>>().join("  "));
-        }
+        print_grid("  ", &grids[top]);
         if means[top] > best.0 {
             best = (means[top], top);
             best_grid = grids[top].clone();
-            if let Some(out) = &args.out {
-                let bytes = block_on(trainer.population[top].save(&format!("{name}, seed {}", args.seed), Precision::Full))?;
+            if let Some(out) = &args.common.out {
+                let bytes = block_on(trainer.population[top].save(&format!("{name}, seed {}", args.common.seed), Precision::Full))?;
                 std::fs::write(out, bytes).map_err(|e| format!("{out}: {e}"))?;
                 println!("  wrote {out} (navigator {top}, grid mean {:.0}%, the best so far)", 100.0 * means[top]);
             }
@@ -264,7 +236,7 @@ fn run<G: Generator>(args: &Args, make: impl Fn() -> Result<G, String>, populati
             println!(
                 "SUMMARY {name} | seed {} | {:.0} s training, {:.0} s wall | {} designs, {} env steps, {} navigator updates | {:.0} env steps/s, {:.1} updates/s | \
                  primitives/design {:.1} ({:.0}% active) | expected budget {} | regret {} | best grid mean {:.0}% (navigator {}) | per site (levels 0-3): {}",
-                args.seed,
+                args.common.seed,
                 train_s,
                 t0.elapsed().as_secs_f64(),
                 t.iterations,
@@ -305,7 +277,7 @@ fn main() {
                     beta: args.beta.unwrap_or(d.beta),
                     delta: args.delta.unwrap_or(d.delta),
                 };
-                let (cfg, seed) = (args.adversary.clone(), args.seed);
+                let (cfg, seed) = (args.adversary.clone(), args.common.seed);
                 let (policy, critic) = Adversary::new(cfg.clone(), obj.clone(), &Device::flex().autodiff(), seed)?.model().parameter_counts();
                 println!(
                     "adversary: {} (alpha {}, beta {}, delta {}), K = {} pages, N = {} slots, {policy} policy parameters (AEG A.12: 152,461) + {critic} in the critic",

@@ -1,37 +1,38 @@
 //! Trains a gMiniWoB navigator natively on the site simulator (equal to the live DOM, see
 //! `tests/web_gminiwob_sim.rs`) and prints, over training time, the zero-shot success grid on the
 //! test sites (judged on the simulator; `scripts/judge-navigator.sh` judges a checkpoint on the
-//! live DOM), env steps/s and updates/s. A command, not a test.
-//!
-//! Usage: cargo run --release --example train_navigator -- GENERATOR [options]
-//!   GENERATOR: dr | cl | SITE-LEVEL (one fixed test site, e.g. login-0)
-//!   --seed N (1)  --minutes M (10)  --iterations N (no limit)  --judge-every S (60 seconds)
-//!   --judge-seeds N (20)  --out FILE.wln (the best navigator by grid mean; FILE-last.wln: the last)
-//!   --config JSON (a partial NavigatorConfig, e.g. '{"episodes_per_update":16}')
-//!   --head a2c|dqn (the learner; default a2c, the papers')  --bidirectional (the BiLSTM option)
-//!   --cl-ramp N (CL's proposals until p = 1)
-//!   --stop-at F (a fixed site: stop at the first judging where its greedy success is >= F)
+//! live DOM), env steps/s and updates/s. A command, not a test. `--help` prints its usage.
+
+mod common;
 
 use std::time::Instant;
 
 use burn::prelude::Device;
 use weblab::curriculum::{CurriculumLearning, DomainRandomization, Fixed, Generator};
 use weblab::gminiwob::sim::SiteSim;
-use weblab::gminiwob::test_sites::{LEVELS, TEST_SITES, test_site};
+use weblab::gminiwob::test_sites::{TEST_SITES, test_site};
 use weblab::gminiwob::{Design, RewardConfig, Values};
 use weblab::learn::checkpoint::Precision;
-use weblab::navigator::train::{JUDGE_SEEDS_FROM, NavTrainer, judge, site_task};
+use weblab::navigator::train::{NavTrainer, judge_test_sites};
 use weblab::navigator::{Head, Navigator, NavigatorConfig};
 use weblab::util::block_on;
 
+use common::{Cli, Common, grid_mean, print_grid};
+
+const USAGE: &str = "\
+Usage: cargo run --release --example train_navigator -- GENERATOR [options]
+  GENERATOR: dr | cl | SITE-LEVEL (one fixed test site, e.g. login-0)
+  --seed N (1)  --minutes M (10)  --iterations N (no limit)  --judge-every S (60 seconds)
+  --judge-seeds N (20)  --out FILE.wln (the best navigator by grid mean; FILE-last.wln: the last)
+  --config JSON (a partial NavigatorConfig, e.g. '{\"episodes_per_update\":16}')
+  --head a2c|dqn (the learner; default a2c, the papers')  --bidirectional (the BiLSTM option)
+  --cl-ramp N (CL's proposals until p = 1)
+  --stop-at F (a fixed site: stop at the first judging where its greedy success is >= F)
+";
+
 struct Args {
     generator: String,
-    seed: u64,
-    minutes: f64,
-    iterations: Option<u64>,
-    judge_every_s: f64,
-    judge_seeds: u32,
-    out: Option<String>,
+    common: Common,
     config: NavigatorConfig,
     cl_ramp: Option<u64>,
     stop_at: Option<f64>,
@@ -46,37 +47,22 @@ fn head(s: &str) -> Result<Head, String> {
 }
 
 fn parse() -> Result<Args, String> {
-    let mut it = std::env::args().skip(1);
-    let generator = it.next().ok_or("no generator given (dr, cl or a test site like login-0)")?;
-    let mut a = Args {
-        generator,
-        seed: 1,
-        minutes: 10.0,
-        iterations: None,
-        judge_every_s: 60.0,
-        judge_seeds: 20,
-        out: None,
-        config: NavigatorConfig::default(),
-        cl_ramp: None,
-        stop_at: None,
-    };
+    let mut cli = Cli::new(USAGE);
+    let generator = cli.generator("no generator given (dr, cl or a test site like login-0); --help for the usage")?;
+    let common = Common { seed: 1, minutes: 10.0, iterations: None, judge_every_s: 60.0, judge_seeds: 20, out: None };
+    let mut a = Args { generator, common, config: NavigatorConfig::default(), cl_ramp: None, stop_at: None };
     let (mut head_flag, mut bidirectional) = (None, false);
-    while let Some(flag) = it.next() {
-        let mut val = || it.next().ok_or(format!("{flag} needs a value"));
-        let num = |s: String| s.parse::<f64>().map_err(|_| format!("{flag}: not a number: {s}"));
+    while let Some(flag) = cli.next_flag() {
+        if a.common.take(&flag, &mut cli)? {
+            continue;
+        }
         match flag.as_str() {
-            "--seed" => a.seed = num(val()?)? as u64,
-            "--minutes" => a.minutes = num(val()?)?,
-            "--iterations" => a.iterations = Some(num(val()?)? as u64),
-            "--judge-every" => a.judge_every_s = num(val()?)?,
-            "--judge-seeds" => a.judge_seeds = num(val()?)? as u32,
-            "--out" => a.out = Some(val()?),
-            "--cl-ramp" => a.cl_ramp = Some(num(val()?)? as u64),
-            "--stop-at" => a.stop_at = Some(num(val()?)?),
-            "--config" => a.config = serde_json::from_str(&val()?).map_err(|e| format!("--config: {e}"))?,
-            "--head" => head_flag = Some(head(&val()?)?),
+            "--cl-ramp" => a.cl_ramp = Some(cli.num(&flag)? as u64),
+            "--stop-at" => a.stop_at = Some(cli.num(&flag)?),
+            "--config" => a.config = serde_json::from_str(&cli.value(&flag)?).map_err(|e| format!("--config: {e}"))?,
+            "--head" => head_flag = Some(head(&cli.value(&flag)?)?),
             "--bidirectional" => bidirectional = true,
-            other => return Err(format!("unknown option {other}")),
+            other => return Err(format!("unknown option {other}; --help for the usage")),
         }
     }
     // The flags win over --config, whichever came first.
@@ -93,38 +79,21 @@ fn fixed_site(name: &str) -> Option<Design> {
     test_site(site, level.parse().ok()?)
 }
 
-/// Success of `nav` on every test site and level, judged on the simulator.
-fn grid(nav: &mut Navigator, seeds: u32) -> Vec<[f64; LEVELS as usize]> {
-    let mut sim = SiteSim::new(test_site("login", 0).unwrap(), 0, Values::default(), RewardConfig::default());
-    TEST_SITES
-        .iter()
-        .map(|site| {
-            let mut row = [0.0; LEVELS as usize];
-            for (level, cell) in row.iter_mut().enumerate() {
-                let task = site_task(&format!("{site}-{level}"), test_site(site, level as u32).unwrap());
-                let j = block_on(judge(&mut sim, nav, &task, JUDGE_SEEDS_FROM..JUDGE_SEEDS_FROM + seeds)).unwrap();
-                *cell = j.success_rate();
-            }
-            row
-        })
-        .collect()
-}
-
 fn run<G: Generator>(args: &Args, generator: G) -> Result<(), String> {
-    let nav = Navigator::new(args.config.clone(), &Device::flex().autodiff(), args.seed)?;
+    let nav = Navigator::new(args.config.clone(), &Device::flex().autodiff(), args.common.seed)?;
     let name = generator.name();
-    let mut trainer = NavTrainer::new(nav, generator, args.seed);
+    let mut trainer = NavTrainer::new(nav, generator, args.common.seed);
     let mut sim = SiteSim::new(test_site("login", 0).unwrap(), 0, Values::default(), RewardConfig::default());
     let c = &args.config;
     println!(
         "navigator, generator {name} ({}), seed {}, {} parameters, head {}, {} LSTM, M = {} episodes per iteration; judged on {} seeds per cell",
         args.generator,
-        args.seed,
+        args.common.seed,
         trainer.navigator.model().parameter_count(),
         serde_json::to_string(&c.head).unwrap_or_default(),
         if c.bidirectional { "bidirectional" } else { "forward" },
         c.episodes_per_update,
-        args.judge_seeds
+        args.common.judge_seeds
     );
     if c.head == Head::Dqn {
         println!(
@@ -145,8 +114,8 @@ fn run<G: Generator>(args: &Args, generator: G) -> Result<(), String> {
         train_s += t.elapsed().as_secs_f64();
         recent.push((it.mean_return(), it.success_rate()));
         let elapsed = t0.elapsed().as_secs_f64();
-        let mut done = elapsed >= args.minutes * 60.0 || args.iterations.is_some_and(|n| trainer.iteration >= n);
-        if done || elapsed - last_judge >= args.judge_every_s {
+        let mut done = elapsed >= args.common.minutes * 60.0 || args.common.iterations.is_some_and(|n| trainer.iteration >= n);
+        if done || elapsed - last_judge >= args.common.judge_every_s {
             last_judge = elapsed;
             let c = trainer.navigator.counters;
             let n = recent.len().max(1) as f64;
@@ -166,12 +135,9 @@ fn run<G: Generator>(args: &Args, generator: G) -> Result<(), String> {
                 100.0 * succ / n,
                 trainer.navigator.vocab.len()
             );
-            let g = grid(&mut trainer.navigator, args.judge_seeds);
-            println!("{:<10} {}", "site", (0..LEVELS).map(|l| format!("level {l}")).collect::<Vec<_>>().join("  "));
-            for (site, row) in TEST_SITES.iter().zip(&g) {
-                println!("{site:<10} {}", row.iter().map(|s| format!("{:>6.0}%", 100.0 * s)).collect::<Vec<_>>().join("  "));
-            }
-            let mean = g.iter().flatten().sum::<f64>() / (g.len() * LEVELS as usize) as f64;
+            let g = block_on(judge_test_sites(&mut trainer.navigator, args.common.judge_seeds, || std::future::ready(())))?;
+            print_grid("", &g);
+            let mean = grid_mean(&g);
             if let (Some(f), Some((site, level))) = (args.stop_at, fixed_site(&args.generator).and(args.generator.rsplit_once('-'))) {
                 let row = TEST_SITES.iter().position(|s| *s == site);
                 let cell = row.zip(level.parse::<usize>().ok()).map(|(r, l)| g[r][l]);
@@ -180,7 +146,7 @@ fn run<G: Generator>(args: &Args, generator: G) -> Result<(), String> {
                     done = true;
                 }
             }
-            if let Some(out) = &args.out {
+            if let Some(out) = &args.common.out {
                 // The best navigator so far goes to `out`, the last one beside it.
                 let label = format!("{name} ({})", args.generator);
                 if mean > best {

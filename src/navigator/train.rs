@@ -13,6 +13,8 @@ use super::agent::{Navigator, Transition, UpdateStats};
 use super::features::EpisodeMemory;
 use crate::curriculum::{Generator, Outcome};
 use crate::env::{Environment, TaskSpec};
+use crate::gminiwob::sim::SiteSim;
+use crate::gminiwob::test_sites::{LEVELS, TEST_SITES, test_site};
 use crate::gminiwob::{Design, RewardConfig, Values};
 use crate::rng::Rng;
 
@@ -120,6 +122,29 @@ pub async fn judge<E: Environment>(
 /// is never judged on a seed it trained on.
 pub const JUDGE_SEEDS_FROM: u32 = 1 << 30;
 
+/// The success grid: `nav`'s greedy success on every test site and level, `seeds` unseen seeds
+/// a cell, on the site simulator (equal to the live DOM, `tests/web_gminiwob_sim.rs`); rows in
+/// `TEST_SITES` order, a column per level. `after_cell` runs after each cell (the learner worker
+/// yields there, so the page's messages get through a long judging).
+pub async fn judge_test_sites<F: Future<Output = ()>>(
+    nav: &mut Navigator,
+    seeds: u32,
+    mut after_cell: impl FnMut() -> F,
+) -> Result<Vec<Vec<f64>>, String> {
+    let mut sim = SiteSim::new(test_site("login", 0).expect("a test site"), 0, Values::default(), RewardConfig::default());
+    let mut rows = Vec::new();
+    for site in TEST_SITES {
+        let mut row = Vec::new();
+        for level in 0..LEVELS {
+            let task = site_task(&format!("{site}-{level}"), test_site(site, level).expect("a test site"));
+            row.push(judge(&mut sim, nav, &task, JUDGE_SEEDS_FROM..JUDGE_SEEDS_FROM + seeds).await?.success_rate());
+            after_cell().await;
+        }
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
 /// What one iteration did.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Iteration {
@@ -214,5 +239,39 @@ impl<G: Generator> NavTrainer<G> {
         let it = Iteration { iteration: self.iteration, pages, primitives, fields, episodes, update };
         self.iteration += 1;
         Ok(it)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use burn::prelude::Device;
+
+    use super::*;
+    use crate::navigator::NavigatorConfig;
+    use crate::util::block_on;
+
+    /// The grid holds, site by site and level by level, what judging that test site alone gives,
+    /// and yields after every cell.
+    #[test]
+    fn the_success_grid_is_each_test_sites_judging() {
+        let cfg = NavigatorConfig { vocab_cap: 64, embedding_dim: 16, latent_dim: 12, ..NavigatorConfig::default() };
+        let mut nav = Navigator::new(cfg, &Device::flex().autodiff(), 3).unwrap();
+        let mut cells = 0;
+        let grid = block_on(judge_test_sites(&mut nav, 2, || {
+            cells += 1;
+            std::future::ready(())
+        }))
+        .unwrap();
+        assert_eq!(cells, TEST_SITES.len() * LEVELS as usize);
+        assert_eq!(grid.len(), TEST_SITES.len());
+        let mut sim = SiteSim::new(test_site("login", 0).unwrap(), 0, Values::default(), RewardConfig::default());
+        for (site, row) in TEST_SITES.iter().zip(&grid) {
+            assert_eq!(row.len(), LEVELS as usize);
+            for (level, &cell) in row.iter().enumerate() {
+                let task = site_task(&format!("{site}-{level}"), test_site(site, level as u32).unwrap());
+                let alone = block_on(judge(&mut sim, &mut nav, &task, JUDGE_SEEDS_FROM..JUDGE_SEEDS_FROM + 2)).unwrap();
+                assert_eq!(cell, alone.success_rate(), "{site} level {level}");
+            }
+        }
     }
 }

@@ -20,13 +20,11 @@ use super::learner::{
 use super::remote::to_js;
 use super::util::{now_ms, yield_now};
 use crate::curriculum::{Generator, GeneratorSpec};
-use crate::gminiwob::sim::SiteSim;
-use crate::gminiwob::test_sites::{LEVELS, TEST_SITES, test_site};
-use crate::gminiwob::{RewardConfig, Values};
+use crate::gminiwob::test_sites::{LEVELS, TEST_SITES};
 use crate::learn::Counters;
 use crate::learn::failures::EnvFailures;
 use crate::navigator::agent::probe_update;
-use crate::navigator::train::{Iteration, JUDGE_SEEDS_FROM, NavTrainer, NavTrainerState, judge, site_task};
+use crate::navigator::train::{Iteration, NavTrainer, NavTrainerState, judge_test_sites};
 use crate::navigator::{Navigator, NavigatorConfig};
 
 pub(super) struct NavProbe(pub(super) NavigatorConfig);
@@ -91,20 +89,9 @@ fn note(it: &Iteration, env_steps: u64) -> IterationNote {
     }
 }
 
-/// Greedy success on every test site and level, on the simulator: rows in `TEST_SITES` order.
+/// The success grid (`judge_test_sites`), yielding to the worker's messages between cells.
 pub(super) async fn grid(nav: &mut Navigator, seeds: u32) -> Result<Vec<Vec<f64>>, String> {
-    let mut sim = SiteSim::new(test_site("login", 0).expect("a test site"), 0, Values::default(), RewardConfig::default());
-    let mut rows = Vec::new();
-    for site in TEST_SITES {
-        let mut row = Vec::new();
-        for level in 0..LEVELS {
-            let task = site_task(&format!("{site}-{level}"), test_site(site, level).expect("a test site"));
-            row.push(judge(&mut sim, nav, &task, JUDGE_SEEDS_FROM..JUDGE_SEEDS_FROM + seeds).await?.success_rate());
-            yield_now().await;
-        }
-        rows.push(row);
-    }
-    Ok(rows)
+    judge_test_sites(nav, seeds, yield_now).await
 }
 
 /// What a navigator loop steps: one navigator's `NavTrainer` or the adversaries' population
