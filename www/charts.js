@@ -34,14 +34,9 @@ export class LineChart {
   }
 
   draw() {
-    const c = this.canvas;
-    const dpr = window.devicePixelRatio || 1;
-    const w = c.clientWidth, h = c.clientHeight;
-    if (!w || !h) return;
-    if (c.width !== Math.round(w * dpr)) { c.width = Math.round(w * dpr); c.height = Math.round(h * dpr); }
-    const g = c.getContext('2d');
-    g.setTransform(dpr, 0, 0, dpr, 0, 0);
-    g.clearRect(0, 0, w, h);
+    const fit = blankChart(this.canvas);
+    if (!fit) return;
+    const { g, w, h } = fit;
     const pad = { l: 44, r: 8, t: 20, b: 20 };
     const all = [...this.series.values()].flatMap((s) => s.points);
     g.fillStyle = '#1d2330';
@@ -86,19 +81,39 @@ export class LineChart {
       g.stroke();
     }
     if (this.series.size > 1) {
-      g.font = '10px system-ui, sans-serif';
-      let ly = pad.t + 9;
-      for (const [name, s] of this.series) {
-        const tw = g.measureText(name).width;
-        const lx = w - pad.r - tw - 14;
-        g.fillStyle = 'rgba(255,255,255,0.85)';
-        g.fillRect(lx - 3, ly - 9, tw + 17, 12);
-        g.fillStyle = s.color;
-        g.fillRect(lx, ly - 7, 8, 8);
-        g.fillStyle = '#1d2330';
-        g.fillText(name, lx + 11, ly);
-        ly += 12;
-      }
+      drawLegend(g, [...this.series].map(([name, s]) => [name, s.color]), { x: w - pad.r, y: pad.t + 9 });
     }
+  }
+}
+
+// A chart's canvas sized to its box at the device's pixel ratio and cleared, for drawing in CSS
+// pixels: {g, w, h}; null while it has no box (a hidden view's).
+export function blankChart(canvas) {
+  const dpr = window.devicePixelRatio || 1;
+  const w = canvas.clientWidth, h = canvas.clientHeight;
+  if (!w || !h) return null;
+  if (canvas.width !== Math.round(w * dpr)) { canvas.width = Math.round(w * dpr); canvas.height = Math.round(h * dpr); }
+  const g = canvas.getContext('2d');
+  g.setTransform(dpr, 0, 0, dpr, 0, 0);
+  g.clearRect(0, 0, w, h);
+  return { g, w, h };
+}
+
+// A chart's legend: a colour swatch and a label per entry ([label, colour]) on a light backing,
+// in a column that ends at the right edge `x` from the baseline `y` down (the line charts'), or
+// with `across`, in one row from `x` rightwards.
+export function drawLegend(g, entries, { x, y, across = false }) {
+  g.font = '10px system-ui, sans-serif';
+  for (const [label, color] of entries) {
+    const tw = g.measureText(label).width;
+    const lx = across ? x : x - tw - 14;
+    g.fillStyle = 'rgba(255,255,255,0.85)';
+    g.fillRect(lx - 3, y - 9, tw + 17, 12);
+    g.fillStyle = color;
+    g.fillRect(lx, y - 7, 8, 8);
+    g.fillStyle = '#1d2330';
+    g.fillText(label, lx + 11, y);
+    if (across) x += tw + 24;
+    else y += 12;
   }
 }

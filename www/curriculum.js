@@ -4,7 +4,7 @@
 // over training (early / middle / late thirds, as AEG's Figure 7), and the curves of active and
 // passive primitives, the expected budget, the regret and each navigator's returns. It only draws
 // what the learner reports; the rules (objectives, judging, the thirds) are the worker's.
-import { LineChart } from './charts.js';
+import { LineChart, blankChart, drawLegend } from './charts.js';
 import { errorText } from './app.js';
 
 const $ = (id) => document.getElementById(id);
@@ -159,14 +159,9 @@ export function initCurriculum(ctx) {
 
   // ------------------------------------------------------------ the histogram (AEG Figure 7)
   function drawHistogram() {
-    const c = $('cur-histogram');
-    const dpr = window.devicePixelRatio || 1;
-    const w = c.clientWidth, h = c.clientHeight;
-    if (!w || !h) return;
-    if (c.width !== Math.round(w * dpr)) { c.width = Math.round(w * dpr); c.height = Math.round(h * dpr); }
-    const g = c.getContext('2d');
-    g.setTransform(dpr, 0, 0, dpr, 0, 0);
-    g.clearRect(0, 0, w, h);
+    const fit = blankChart($('cur-histogram'));
+    if (!fit) return;
+    const { g, w, h } = fit;
     g.fillStyle = '#1d2330';
     g.font = '12px system-ui, sans-serif';
     g.fillText('Primitives over training: share of the designs of each third that hold each one', 44, 13);
@@ -212,16 +207,8 @@ export function initCurriculum(ctx) {
     });
     g.restore();
     // The legend: which iterations each third holds.
-    let lx = pad.l;
-    g.font = '10px system-ui, sans-serif';
-    thirds.forEach((t, k) => {
-      const text = `${THIRDS[k][0]}: iterations ${t.from}–${Math.max(t.from, t.to - 1)}`;
-      g.fillStyle = THIRDS[k][1];
-      g.fillRect(lx, 20, 8, 8);
-      g.fillStyle = '#1d2330';
-      g.fillText(text, lx + 11, 28);
-      lx += g.measureText(text).width + 24;
-    });
+    drawLegend(g, thirds.map((t, k) => [`${THIRDS[k][0]}: iterations ${t.from}–${Math.max(t.from, t.to - 1)}`, THIRDS[k][1]]),
+      { x: pad.l, y: 28, across: true });
   }
 
   // ------------------------------------------------------------ the run's messages
