@@ -345,6 +345,8 @@ export function initTrain(ctx) {
     try {
       const ok = Lab.checkNavigatorConfig(readNav());
       $('nav-error').hidden = true;
+      // The learner the run will use (NavigatorConfig::head), in the centre column's note.
+      $('train-nav-learner').textContent = ok.head === 'dqn' ? 'DQN, the reference code\'s head' : 'A2C, the papers\' learner';
       return ok;
     } catch (e) {
       const text = errorText(e);

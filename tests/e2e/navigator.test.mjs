@@ -66,6 +66,14 @@ test('the navigator trains on login-0 in the Train view, resumes after a reload,
   await page.click('#nav-hyper summary');
   assert.equal(await page.inputValue('#nav-fields [data-key=entropy_coef]'), '0.05', 'the defaults come from Lab.defaultNavigatorConfig()');
   assert.equal(await page.inputValue('#nav-fields [data-key=adam_epsilon]'), '1e-8', 'an f32 shows as written');
+  // The centre column names the learner the config's head picks.
+  assert.equal(await page.textContent('#train-nav-learner'), 'A2C, the papers\' learner');
+  await page.fill('#nav-fields [data-key=head]', 'dqn');
+  await page.dispatchEvent('#nav-fields [data-key=head]', 'change');
+  assert.equal(await page.textContent('#train-nav-learner'), 'DQN, the reference code\'s head');
+  await page.fill('#nav-fields [data-key=head]', 'a2c');
+  await page.dispatchEvent('#nav-fields [data-key=head]', 'change');
+  assert.equal(await page.textContent('#train-nav-learner'), 'A2C, the papers\' learner');
   await page.fill('#nav-fields [data-key=latent_dim]', '0');
   await page.dispatchEvent('#nav-fields [data-key=latent_dim]', 'change');
   assert.match(await page.textContent('#nav-error'), /latent_dim must be 1 to 1024, not 0/);
