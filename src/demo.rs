@@ -82,10 +82,11 @@ pub async fn replay<E: Environment>(
     let mut obs = env.reset(task, seed).await?;
     let mut result = ReplayResult { steps: 0, done: false, raw_reward: 0.0, reason: None, diverged_at: None };
     for (i, action) in actions.iter().enumerate() {
-        if let Some(want) = expected.and_then(|e| e.get(i)) {
-            if result.diverged_at.is_none() && (want.instruction != obs.instruction || want.dom.nodes.len() != obs.dom.nodes.len()) {
-                result.diverged_at = Some(i);
-            }
+        if let Some(want) = expected.and_then(|e| e.get(i))
+            && result.diverged_at.is_none()
+            && (want.instruction != obs.instruction || want.dom.nodes.len() != obs.dom.nodes.len())
+        {
+            result.diverged_at = Some(i);
         }
         let step = env.step(action).await?;
         result.steps += 1;

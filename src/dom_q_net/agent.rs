@@ -197,7 +197,7 @@ impl DomQNetAgent {
 
     /// An agent around an existing network (e.g. loaded from a checkpoint).
     pub(crate) fn assemble(cfg: DqnConfig, vocabs: Vocabs, model: DomQNetModel) -> Self {
-        let mut rng = Rng::new(cfg.seed ^ 0x0a9e_17);
+        let mut rng = Rng::new(cfg.seed ^ 0x000a_9e17);
         let model = model.resample_noise(&mut rng);
         DomQNetAgent {
             target: Some(model.valid().resample_noise(&mut rng)),
@@ -464,7 +464,7 @@ impl DomQNetAgent {
         lap(&mut ph.adam);
         self.replay.update(&batch.indices, &td_abs)?;
         self.counters.updates += 1;
-        if self.counters.updates % cfg.target_sync as u64 == 0 {
+        if self.counters.updates.is_multiple_of(cfg.target_sync as u64) {
             self.sync_target();
         }
         lap(&mut ph.priorities);

@@ -324,6 +324,24 @@ impl Checkpoint {
     }
 }
 
+impl crate::learn::Agent for DomQNetAgent {
+    fn kind(&self) -> &'static str {
+        "DOM-Q-Net"
+    }
+    fn counters(&self) -> Counters {
+        self.counters
+    }
+    async fn checkpoint(&self, trained_on: &[String], precision: Precision) -> Result<Vec<u8>, String> {
+        self.save_with(trained_on, precision).await
+    }
+    async fn optimizer_state(&self) -> Result<Option<Vec<u8>>, String> {
+        DomQNetAgent::optimizer_state(self).await
+    }
+    fn load_optimizer_state(&mut self, bytes: &[u8]) -> Result<(), String> {
+        DomQNetAgent::load_optimizer_state(self, bytes)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -613,23 +631,5 @@ mod tests {
             assert!(err.contains("damaged"), "{at}: {err}");
             assert_eq!(block_on(restored.optimizer_state()).unwrap(), None);
         }
-    }
-}
-
-impl crate::learn::Agent for DomQNetAgent {
-    fn kind(&self) -> &'static str {
-        "DOM-Q-Net"
-    }
-    fn counters(&self) -> Counters {
-        self.counters
-    }
-    async fn checkpoint(&self, trained_on: &[String], precision: Precision) -> Result<Vec<u8>, String> {
-        self.save_with(trained_on, precision).await
-    }
-    async fn optimizer_state(&self) -> Result<Option<Vec<u8>>, String> {
-        DomQNetAgent::optimizer_state(self).await
-    }
-    fn load_optimizer_state(&mut self, bytes: &[u8]) -> Result<(), String> {
-        DomQNetAgent::load_optimizer_state(self, bytes)
     }
 }

@@ -140,10 +140,10 @@ pub fn normalize_goal_tokens(tokens: &[String]) -> Vec<String> {
             }
         })
         .collect();
-    if let Some(second) = out.get_mut(1) {
-        if let Ok(m @ 1..=12) = second.parse::<usize>() {
-            *second = MONTHS[m - 1].to_string();
-        }
+    if let Some(second) = out.get_mut(1)
+        && let Ok(m @ 1..=12) = second.parse::<usize>()
+    {
+        *second = MONTHS[m - 1].to_string();
     }
     out
 }

@@ -175,7 +175,7 @@ impl PrioritizedReplay {
             epsilon,
             max_priority: 1.0,
             positives: 0,
-            rng: Rng::new(seed ^ 0x5eed_0f_4e91a7),
+            rng: Rng::new(seed ^ 0x5eed_0f4e_91a7),
         }
     }
 
@@ -520,7 +520,8 @@ mod tests {
             priority: 1.0,
         };
         good.check(&cfg).unwrap();
-        let damaged: Vec<(&str, Box<dyn Fn(&mut StoredTransition)>)> = vec![
+        type Damage = (&'static str, Box<dyn Fn(&mut StoredTransition)>);
+        let damaged: Vec<Damage> = vec![
             ("its state has 2 classes for 3 nodes", Box::new(|t| t.state.classes.pop().map(|_| ()).unwrap())),
             ("its next state has tag 1 = 100, outside its table of 100", Box::new(|t| t.next.as_mut().unwrap().tags[1] = 100)),
             ("its state has class 0 = 9999, outside its table of 100", Box::new(|t| t.state.classes[0] = 9999)),

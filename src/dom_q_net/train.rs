@@ -206,11 +206,11 @@ impl Trainer {
                         episodes[k] += 1;
                         let obs = envs[k].reset(&tasks[k], seed).await?;
                         let state = agent.encode(&obs);
-                        if let Some(w) = &state.warning {
-                            if on_event(TrainEvent::Warning { task: k, message: w }) == Control::Stop {
-                                running[k] = Some(Running { state, steps: 0, seed });
-                                break 'outer;
-                            }
+                        if let Some(w) = &state.warning
+                            && on_event(TrainEvent::Warning { task: k, message: w }) == Control::Stop
+                        {
+                            running[k] = Some(Running { state, steps: 0, seed });
+                            break 'outer;
                         }
                         Running { state, steps: 0, seed }
                     }
@@ -469,7 +469,7 @@ mod tests {
         }
         async fn step(&mut self, _: &Action) -> Result<Step, EnvError> {
             self.steps += 1;
-            if self.steps % 2 == 0 {
+            if self.steps.is_multiple_of(2) {
                 return Err(EnvError::BadTarget { action: "click".into(), detail: "gone".into() });
             }
             Ok(Step { observation: self.obs.clone(), ..Step::default() })

@@ -298,7 +298,9 @@ mod tests {
     /// lab's oracles read.
     #[test]
     fn each_task_pattern_reads_its_fields() {
-        let cases: &[(&str, &str, &[(&str, &str)])] = &[
+        // (task, utterance, the fields read from it)
+        type Case = (&'static str, &'static str, &'static [(&'static str, &'static str)]);
+        let cases: &[Case] = &[
             ("click-test", "Click the button.", &[]),
             ("click-button", "Click on the \"Previous\" button.", &[("target", "Previous")]),
             ("focus-text", "Focus into the textbox.", &[]),

@@ -243,10 +243,10 @@ impl Design {
     pub fn profile_keys(&self) -> Vec<&'static str> {
         let mut keys: Vec<&'static str> = Vec::new();
         for p in &self.placed {
-            if let Some(k) = p.primitive().field {
-                if !keys.contains(&k) {
-                    keys.push(k);
-                }
+            if let Some(k) = p.primitive().field
+                && !keys.contains(&k)
+            {
+                keys.push(k);
             }
         }
         keys

@@ -394,7 +394,7 @@ mod tests {
             .enumerate()
             .map(|(i, &d)| if i % 2 == 1 { if 2 * d > 9 { 2 * d - 9 } else { 2 * d } } else { d })
             .sum();
-        sum % 10 == 0
+        sum.is_multiple_of(10)
     }
 
     fn day_of_year(date: &str) -> u32 {

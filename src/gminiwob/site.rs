@@ -1274,7 +1274,7 @@ mod tests {
         assert!(by_id(&els, "actionable_submit_p1").unwrap().1.has("data-submit"));
         // The added buttons end their forms.
         let (f0, _) = by_id(&els, "mainform_p0").unwrap();
-        let last_child = (0..els.len()).filter(|&i| els[i].parent == Some(f0)).last().unwrap();
+        let last_child = (0..els.len()).rfind(|&i| els[i].parent == Some(f0)).unwrap();
         assert_eq!(els[last_child].id(), Some("actionable_next_p0"));
 
         // Three pages (the shopping site): next primitives link 0→1→2, none are added.

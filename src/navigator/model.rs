@@ -345,12 +345,12 @@ mod tests {
         for (si, s) in [&s0, &s1].iter().enumerate() {
             let row = &lp[si * w..(si + 1) * w];
             let mut total = 0.0;
-            for i in 0..w {
+            for (i, &lp) in row.iter().enumerate() {
                 let a = p.choice(i);
                 if s.is_open(a) {
-                    total += row[i].exp();
+                    total += lp.exp();
                 } else {
-                    assert!(row[i] < -1e8, "closed {a:?} has log-prob {}", row[i]);
+                    assert!(lp < -1e8, "closed {a:?} has log-prob {lp}");
                 }
             }
             assert!((total - 1.0).abs() < 1e-5, "{total}");

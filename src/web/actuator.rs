@@ -318,10 +318,10 @@ fn focus_or_blur(el: &Element, doc: &Document) {
         }
         cur = e.parent_element();
     }
-    if let Some(active) = doc.active_element() {
-        if let Some(h) = as_html(&active) {
-            let _ = h.blur();
-        }
+    if let Some(active) = doc.active_element()
+        && let Some(h) = as_html(&active)
+    {
+        let _ = h.blur();
     }
 }
 

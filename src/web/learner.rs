@@ -528,6 +528,16 @@ pub(super) async fn post_run_snapshot<A: Agent>(agent: &A, trained_on: &[String]
     Ok(())
 }
 
+/// Gives a resumed agent its snapshot's Adam moments; damaged ones are replaced by fresh moments
+/// (the agent refuses them and keeps its own), and the page is told.
+pub(super) fn restore_optimizer<A: Agent>(agent: &mut A, optimizer: Option<Vec<u8>>) {
+    if let Some(adam) = optimizer
+        && let Err(e) = agent.load_optimizer_state(&adam)
+    {
+        post(message("status", serde_json::json!({ "text": format!("Resumed with fresh Adam moments: {e}.") })));
+    }
+}
+
 /// What the learner does next after waiting out a pause.
 pub(super) enum Next {
     Run,
@@ -586,11 +596,7 @@ async fn run(
         Some(saved) => {
             saved.check(&req, &agent.cfg)?;
             agent.replay_mut().restore(saved.replay).map_err(|e| format!("the saved run is damaged: {e}"))?;
-            if let Some(adam) = optimizer {
-                if let Err(e) = agent.load_optimizer_state(&adam) {
-                    post(message("status", serde_json::json!({ "text": format!("Resumed with fresh Adam moments: {e}.") })));
-                }
-            }
+            restore_optimizer(&mut agent, optimizer);
             Trainer::from_state(saved.trainer)
         }
         None => Trainer::new(req.tasks.clone(), req.seed),

@@ -15,7 +15,7 @@ use wasm_bindgen::JsValue;
 
 use super::learner::{
     Flags, Next, Probe, SNAPSHOT_SCHEMA, TrainRequest, Watched, check_schema, choose_backend, message, post, post_run_snapshot,
-    serve_checkpoint, wait_while_paused,
+    restore_optimizer, serve_checkpoint, wait_while_paused,
 };
 use super::remote::to_js;
 use super::util::{now_ms, yield_now};
@@ -280,11 +280,7 @@ pub(super) async fn run(
             let saved: SavedNavRun = serde_json::from_str(&json).map_err(|e| format!("the saved run is damaged: {e}"))?;
             check_schema(saved.schema)?;
             let mut t = NavTrainer::resume(navigator, generator, &saved.trainer);
-            if let Some(adam) = optimizer {
-                if let Err(e) = t.navigator.load_optimizer_state(&adam) {
-                    post(message("status", serde_json::json!({ "text": format!("Resumed with fresh Adam moments: {e}.") })));
-                }
-            }
+            restore_optimizer(&mut t.navigator, optimizer);
             t
         }
         None => NavTrainer::new(navigator, generator, req.seed as u64),

@@ -47,8 +47,11 @@ pub struct RecordingState {
 pub struct Recorder {
     pub state: Rc<RefCell<RecordingState>>,
     document: Document,
-    listeners: Vec<(&'static str, Closure<dyn FnMut(Event)>)>,
+    listeners: Vec<Listener>,
 }
+
+/// An event listener the recorder added to the page: the event's name and the handler.
+type Listener = (&'static str, Closure<dyn FnMut(Event)>);
 
 fn value_of(el: &Element) -> Option<String> {
     as_html_tag::<HtmlInputElement>(el, "INPUT")
@@ -109,11 +112,11 @@ fn refresh(state: &Rc<RefCell<RecordingState>>, envs: &EnvCell) {
     if let Some(obs) = obs {
         s.snapshot = obs;
     }
-    if let Some(o) = outcome.filter(|o| o.done) {
-        if s.outcome.is_none() {
-            s.flush_typing();
-            s.outcome = Some((o.reward, o.raw_reward, o.reason));
-        }
+    if let Some(o) = outcome.filter(|o| o.done)
+        && s.outcome.is_none()
+    {
+        s.flush_typing();
+        s.outcome = Some((o.reward, o.raw_reward, o.reason));
     }
 }
 

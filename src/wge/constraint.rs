@@ -413,7 +413,9 @@ mod tests {
     ///   SPAN #11 "Login help"    (2, 185) 60×11 class "help secondary-action"
     /// ```
     fn login_page() -> Observation {
-        let specs: [(NodeRef, Option<usize>, &str, &str, &str, (f32, f32, f32, f32)); 11] = [
+        // (ref, parent's index, tag, text, classes, (left, top, width, height))
+        type Spec = (NodeRef, Option<usize>, &'static str, &'static str, &'static str, (f32, f32, f32, f32));
+        let specs: [Spec; 11] = [
             (1, None, "BODY", "", "", (0.0, 0.0, 160.0, 210.0)),
             (2, Some(0), "DIV", "", "form", (0.0, 50.0, 160.0, 120.0)),
             (3, Some(1), "LABEL", "Username:", "", (2.0, 60.0, 48.0, 11.0)),

@@ -497,7 +497,7 @@ mod tests {
     const LOGIN_USER: &[u8] = include_bytes!("../../tests/fixtures/wge/login-user_3B4YI393VAQ8Z71VZBMHZOUOIQXSS7_d2.json.gz");
     const CLICK_CHECKBOXES: &[u8] = include_bytes!("../../tests/fixtures/wge/click-checkboxes_317HQ483I8MMPG6UM3BHWSEVMTONIZ_d4.json.gz");
 
-    fn target<'a>(d: &'a WgeDemonstration, i: usize) -> &'a DomNode {
+    fn target(d: &WgeDemonstration, i: usize) -> &DomNode {
         let s = &d.steps[i];
         s.observation.dom.get(s.action.target()).expect("the target is in the observation before the action")
     }

@@ -37,7 +37,7 @@ fn button_sequence_wrong(obs: &Observation) -> Option<Action> {
     button(obs, "TWO").map(click)
 }
 
-fn link<'a>(obs: &'a Observation, pred: impl Fn(&str) -> bool) -> Option<&'a DomNode> {
+fn link(obs: &Observation, pred: impl Fn(&str) -> bool) -> Option<&DomNode> {
     find(obs, |n| n.tag == "A" && pred(&n.text))
 }
 
@@ -61,7 +61,7 @@ fn click_dialog_wrong(obs: &Observation) -> Option<Action> {
     find(obs, |n| n.has_class("dialog-body")).map(click)
 }
 
-fn tab<'a>(obs: &'a Observation, pred: impl Fn(&str) -> bool) -> Option<&'a DomNode> {
+fn tab(obs: &Observation, pred: impl Fn(&str) -> bool) -> Option<&DomNode> {
     link(obs, |t| t.starts_with("Tab #") && pred(t))
 }
 

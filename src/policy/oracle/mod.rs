@@ -65,7 +65,7 @@ pub fn has_script(task: &str) -> bool {
 // ------------------------------------------------------------------------------- helpers
 // Shared by the task files: find nodes by predicate, id or button label, and build actions.
 
-pub(crate) fn find<'a>(obs: &'a Observation, pred: impl Fn(&DomNode) -> bool) -> Option<&'a DomNode> {
+pub(crate) fn find(obs: &Observation, pred: impl Fn(&DomNode) -> bool) -> Option<&DomNode> {
     obs.dom.nodes.iter().find(|n| pred(n))
 }
 
