@@ -223,9 +223,10 @@ async function main() {
   window.addEventListener('resize', () => ctx.fitFrame());
 
   // Share links: what the current view shows, as data in the URL fragment.
-  $('share').addEventListener('click', () => {
+  // A view's shareState may be async (the WGE view evaluates its run first).
+  $('share').addEventListener('click', async () => {
     try {
-      const state = ctx.views[ctx.view]?.shareState?.() || ctx.views.watch.shareState();
+      const state = await (ctx.views[ctx.view]?.shareState?.() || ctx.views.watch.shareState());
       const fragment = Lab.encodeShare(state, ctx.agentNames());
       const url = `${location.origin}${location.pathname}#${fragment}`;
       $('share-url').value = url;

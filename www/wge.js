@@ -4,7 +4,8 @@
 // the workflow policy's weights, and watch the policy explore on the live page with the elements
 // its chosen constraint matches highlighted. Induction, the policy and its rules run in Rust
 // (`Lab.wgeSession`, src/web/wge.rs); this module draws and forwards. The session is saved in
-// IndexedDB after every change, so a reload resumes it.
+// IndexedDB after every change (DOMNet's checkpoint as bytes beside it), so a reload resumes it.
+// A share link carries the run's recipe; opening one re-runs it here and evaluates the result.
 import { errorText } from './app.js';
 import { LineChart } from './charts.js';
 import { clearOverlay, drawEnded, holdCover as holdFrameCover } from './overlay.js';
@@ -38,6 +39,8 @@ export function initWge(ctx) {
   let exploreRunning = false;
   let stopAsked = false;
   let restored = false;
+  // Opened from a share link: the re-run is not saved, so the person's own session is kept.
+  let shared = false;
   // Which demonstrations' "show all" lists are open, kept across re-renders.
   const expanded = new Set();
   const open = new Set([0]);
@@ -46,9 +49,19 @@ export function initWge(ctx) {
 
   let saving = Promise.resolve();
   function persist() {
+    if (shared) return saving;
     saving = saving.then(async () => {
       try {
-        await store.save(STORE_KEY, { session: session.save(), chart: chart.toJSON() });
+        // DOMNet's checkpoint and Adam's moments (several MB) go in as bytes, not JSON numbers.
+        const record = { session: session.save(), chart: chart.toJSON(), neural: await session.saveNeural() };
+        try {
+          await store.save(STORE_KEY, record);
+        } catch (e) {
+          if (!record.neural || e.name !== 'QuotaExceededError') throw e;
+          // DOMNet is the large part: the rest is kept without it, and a reload says so.
+          await store.save(STORE_KEY, { ...record, neural: null });
+          ctx.message(`DOMNet's checkpoint could not be saved (${errorText(e)}); the rest of the session is saved, and DOMNet will not resume after a reload.`);
+        }
       } catch (e) {
         ctx.message(`The WGE session could not be saved (${errorText(e)}); it goes on in this tab.`);
       }
@@ -61,15 +74,25 @@ export function initWge(ctx) {
     restored = true;
     let saved = null;
     try { saved = await store.load(STORE_KEY); } catch { return; }
-    if (!saved) return;
+    if (!saved || shared) return;
     try {
       const weightsBack = session.restore(typeof saved.session === 'string' ? saved.session : '');
+      const bytes = (v) => (v instanceof Uint8Array ? v : undefined);
+      const nb = saved.neural && typeof saved.neural === 'object' ? saved.neural : {};
+      const neural = session.restoreNeural(bytes(nb.checkpoint), bytes(nb.optimizer));
+      $('wge-neural').checked = neural.on;
       chart.load(Array.isArray(saved.chart) ? saved.chart : []);
       showTally(session.tally());
       if (session.task()) ctx.setTask(session.task());
       const n = session.demonstrations().length;
       const t = session.tally();
-      if (n) $('wge-rec-status').textContent = `Resumed the saved session: ${plural(n, 'demonstration')} of ${session.task()}${t.episodes ? `, ${plural(t.episodes, 'episode')} explored; ${weightsBack ? "the workflow policy's weights resumed with it" : "the workflow policy's weights start again from their initial values (the saved ones do not fit these demonstrations' lattices)"}` : ''}.`;
+      const ns = session.neuralStatus();
+      const neuralNote = neural.resumed
+        ? ` DOMNet resumed (${plural(ns.episodes, 'episode')} seen, ${plural(ns.updates, 'update')}; its replay starts empty)${neural.on ? ' and goes on learning' : ''}.`
+        : neural.why ? ` DOMNet did not resume: ${neural.why}; it starts afresh when turned on.` : '';
+      if (neural.resumed) showNeural({ ...ns, on: true, success: null });
+      if (n) $('wge-rec-status').textContent = `Resumed the saved session: ${plural(n, 'demonstration')} of ${session.task()}${t.episodes ? `, ${plural(t.episodes, 'episode')} explored; ${weightsBack ? "the workflow policy's weights resumed with it" : "the workflow policy's weights start again from their initial values (the saved ones do not fit these demonstrations' lattices)"}` : ''}.${neuralNote}`;
+      if (!n && neural.why) ctx.message(neuralNote.trim(), 'info');
     } catch (e) {
       // The record stays in the store: nothing is lost by refusing it.
       ctx.message(`${errorText(e)}. The saved WGE session was not loaded and is kept; adding a demonstration replaces it.`);
@@ -99,7 +122,7 @@ export function initWge(ctx) {
     remove.addEventListener('click', (e) => {
       e.preventDefault();
       if (exploring || recording) return;
-      session.remove(d.index);
+      try { session.remove(d.index); } catch (err) { ctx.message(errorText(err)); }
       open.clear();
       expanded.clear();
       chart.clear();
@@ -417,8 +440,91 @@ export function initWge(ctx) {
 
   function showNeural(n) {
     $('wge-neural-note').textContent = n.on
-      ? `DOMNet: ${plural(n.replay, 'successful episode')} in its replay (replayed once a goal shape has ${n.min_group}), ${plural(n.updates, 'update')}${n.success === null || n.success === undefined ? '' : ` · greedy success ${(100 * n.success).toFixed(0)}% on ${n.seeds} held-out seeds`}. Not saved on reload.`
+      ? `DOMNet: ${plural(n.replay, 'successful episode')} in its replay (replayed once a goal shape has ${n.min_group}), ${plural(n.updates, 'update')}${n.success === null || n.success === undefined ? '' : ` · greedy success ${(100 * n.success).toFixed(0)}% on ${n.seeds} held-out seeds`}. Saved with the session (its replay is not).`
       : '';
+  }
+
+  // Both policies' greedy results on a link's seeds, seed by seed; against the sender's when
+  // this is a re-run of a shared link.
+  function showEvaluation(ev, sender = null, same = null) {
+    const n = ev.seeds.length;
+    const of = (k) => `${k}/${n}`;
+    const ours = `workflow policy ${of(ev.workflow)}${ev.neural === null ? '' : ` · DOMNet ${of(ev.neural)}`}`;
+    let note = `Greedy on ${plural(n, 'held-out seed')}: ${ours}.`;
+    if (sender) {
+      const theirs = `workflow policy ${of(sender.workflow)}${sender.neural === null ? '' : ` · DOMNet ${of(sender.neural)}`}`;
+      note += same ? ' The same as the sender\'s link records: the run reproduced.' : ` The sender's link records ${theirs}: this re-run differs.`;
+    }
+    $('wge-eval-note').textContent = note;
+    $('wge-eval-note').className = `note${same === false ? ' bad' : ''}`;
+    const mark = (o) => `${o.success ? '✓' : '✗'} (raw ${o.raw_reward})`;
+    $('wge-eval-list').replaceChildren(...ev.seeds.map((r) => el('li', {
+      textContent: `seed ${r.seed}: workflow ${mark(r.workflow)}${r.neural ? ` · DOMNet ${mark(r.neural)}` : ''}`,
+    })));
+    $('wge-eval').hidden = false;
+  }
+
+  // Re-runs a shared run from its recipe (demonstrations replayed on their seeded pages, the
+  // same exploration seeds, DOMNet switched, judged and reloaded where the sender's was), then
+  // evaluates both policies on the link's seeds and compares with the sender's successes.
+  async function reproduce(state) {
+    shared = true;
+    await entered;
+    await saving;
+    ctx.message('');
+    exploring = true;
+    exploreRunning = true;
+    stopAsked = false;
+    setButtons();
+    holdCover(true);
+    ctx.fitFrame();
+    chart.clear();
+    chart.draw();
+    $('wge-eval').hidden = true;
+    const end = ctx.busy('Opening the shared WGE run: replaying its demonstrations on their pages…');
+    $('wge-rec-status').textContent = 'Opened from a share link: this re-run is not saved; your own saved WGE session is kept and comes back when the view is opened without the link.';
+    try {
+      const plan = await session.openRun(state);
+      $('wge-neural').checked = false;
+      render();
+      for (;;) {
+        if (stopAsked) {
+          ctx.message('The shared run was stopped before its end: nothing was compared.', 'info');
+          return;
+        }
+        const r = await session.reproduceStep();
+        if (r.kind === 'done') break;
+        if (r.kind === 'judge') {
+          chart.add(`DOMNet (greedy, ${r.neural.seeds} held-out seeds)`, r.episodes, r.neural.success);
+          showNeural(r.neural);
+        } else {
+          const ep = r.episode;
+          end.say(`Re-running the shared WGE run: episode ${ep.episodes} of ${plan.episodes}…`);
+          if (ep.recent_success !== null) chart.add(`workflow policy (last ${session.tally().window})`, ep.episodes, ep.recent_success);
+          showTally(session.tally());
+          showOutcome(ep);
+          listSteps(ep);
+          if (ep.episodes % 10 === 0) render();
+          await sleep(0); // let the page paint
+        }
+        chart.draw();
+      }
+      $('wge-neural').checked = session.neuralStatus().on;
+      if (session.neuralStatus().on) showNeural(session.neuralStatus());
+      render();
+      end.say('Evaluating the re-run policies on the link\'s seeds…');
+      const r = await session.evaluateRun();
+      clearOverlay($('overlay'));
+      showEvaluation(r.evaluation, r.sender, r.same);
+      if (!r.same) ctx.message($('wge-eval-note').textContent);
+    } catch (e) {
+      ctx.message(`The shared WGE run could not be re-run: ${errorText(e)}`);
+    } finally {
+      end();
+      exploring = false;
+      exploreRunning = false;
+      render();
+    }
   }
 
   async function judgeNeural(episodes) {
@@ -436,6 +542,7 @@ export function initWge(ctx) {
   async function explore() {
     if (exploring) return;
     ctx.message('');
+    await saving; // DOMNet is out of the session while it is being saved
     const n = Math.max(1, Math.min(10000, parseInt($('wge-episodes').value, 10) || 20));
     await showing;
     const t0 = session.tally();
@@ -503,8 +610,8 @@ export function initWge(ctx) {
     event.target.value = '';
     if (files.length) importFiles(files);
   });
-  $('wge-clear').addEventListener('click', () => {
-    session.clear();
+  // After the demonstrations or the policies start afresh: the view forgets what it showed.
+  function resetView() {
     open.clear();
     open.add(0);
     expanded.clear();
@@ -512,9 +619,14 @@ export function initWge(ctx) {
     chart.draw();
     $('wge-steps').replaceChildren();
     $('wge-outcome').textContent = '';
+    $('wge-eval').hidden = true;
     showTally(session.tally());
     render();
     persist();
+  }
+  $('wge-clear').addEventListener('click', () => {
+    try { session.clear(); } catch (e) { ctx.message(errorText(e)); }
+    resetView();
   });
   $('wge-explore').addEventListener('click', explore);
   $('wge-stop').addEventListener('click', () => { stopAsked = true; });
@@ -533,13 +645,7 @@ export function initWge(ctx) {
   });
   $('wge-reset-policy').addEventListener('click', () => {
     try { session.resetPolicy(); } catch (e) { ctx.message(errorText(e)); }
-    chart.clear();
-    chart.draw();
-    $('wge-steps').replaceChildren();
-    $('wge-outcome').textContent = '';
-    showTally(session.tally());
-    render();
-    persist();
+    resetView();
   });
   $('task').addEventListener('change', () => { if (ctx.view === 'wge') showPage(); });
   $('wge-speed').addEventListener('input', () => { $('wge-speed-label').textContent = `${$('wge-speed').value} steps/s`; });
@@ -559,15 +665,36 @@ export function initWge(ctx) {
       stopAsked = true;
       holdCover(false);
     },
-    // Share links do not carry a WGE session yet (demonstrations and a trained policy).
-    shareState() {
-      throw new Error('the Workflows (WGE) view has no share links yet (they would have to carry the demonstrations and the trained policy)');
+    // The run's recipe (a URL cannot hold the trained policies, but their training can be
+    // re-run): Rust checks the demonstrations replay and evaluates both policies on the link's
+    // seeds first, so the link carries the sender's result. Throws why a run cannot be shared.
+    async shareState() {
+      if (exploring || recording) throw new Error('the WGE view is busy (exploring or recording): stop it first');
+      await saving;
+      exploring = true;
+      setButtons();
+      const end = ctx.busy('Making the link: replaying the demonstrations and evaluating both policies on its seeds…');
+      try {
+        const r = await session.shareRun();
+        showEvaluation(r.evaluation);
+        return r.state;
+      } finally {
+        clearOverlay($('overlay')); // the page shows the last evaluation seed now
+        end();
+        exploring = false;
+        setButtons();
+      }
     },
+    openShare(state) { return reproduce(state); },
+    // For tests: a fingerprint of everything trained (two runs of one recipe give the same).
+    fingerprint() { return session.fingerprint(); },
     // The app opens on this view: entering already started it.
     start() { return entered || this.enter(); },
     // For tests: the session's demonstrations as the view shows them, and its tally.
     demonstrations() { return session.demonstrations(); },
     tally() { return session.tally(); },
+    neural() { return session.neuralStatus(); },
+    curve() { return chart.toJSON(); },
   };
   window.wgeView = api; // for tests and the curious, as window.lab
   return api;

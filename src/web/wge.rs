@@ -14,16 +14,23 @@ use wasm_bindgen_futures::future_to_promise;
 
 use super::app::{Lab, Slots, js_err};
 use super::remote::to_js;
+use super::IframeEnv;
 use crate::demo::{DemoStep, Demonstration, MAX_DEMO_BYTES};
 use crate::env::{Action, EnvConfig, Environment, NodeRef, Observation, Rect, TaskSpec};
+use crate::learn::Agent;
+use crate::learn::checkpoint::Precision;
 use crate::policy::Policy;
 use crate::policy::oracle::{Script, scripted};
+use crate::share::{
+    DemoMaker, MAX_WGE_DEMOS, MAX_WGE_EPISODES, MAX_WGE_EVENTS, Replay, SHARE_VERSION, ShareState, SharedDemo, WgeEvent, WgeRecipe,
+    WgeResult, WgeTimed,
+};
 use crate::wge::config::WgeConfig;
 use crate::wge::demo_import::import_wge_demo;
-use crate::wge::explore::{EpisodeEnd, WorkflowEpisode, train_episode};
 use crate::wge::domnet_config::NeuralConfig;
+use crate::wge::explore::{EpisodeEnd, WorkflowEpisode, run_episode, train_episode};
 use crate::wge::neural::NeuralPolicy;
-use crate::wge::policy::{DemoWorkflow, StopReason, WorkflowPolicy};
+use crate::wge::policy::{DemoWorkflow, Mode, StopReason, WorkflowPolicy};
 use crate::wge::replay::ReplayEpisode;
 
 /// Version of the view's saved state; a record of another version is refused and kept.
@@ -40,6 +47,8 @@ const SUCCESS_WINDOW: usize = 20;
 /// The neural policy is judged greedily on seeds from here (`EVAL_SEEDS_FROM + k`), apart from
 /// the exploration seeds, which count up from the seed box.
 const EVAL_SEEDS_FROM: u32 = 1 << 30;
+/// A shared run's policies are evaluated greedily on this many seeds from `EVAL_SEEDS_FROM`.
+const SHARE_EVAL_SEEDS: u32 = 10;
 
 /// Where a demonstration came from: a person in the app (Play & record's recorder), the lab's
 /// scripted oracle (not a person: labelled so everywhere), or a file in the published format
@@ -64,6 +73,18 @@ struct Entry {
     final_observation: Option<Observation>,
     reward: f64,
     raw_reward: f64,
+    /// Where a demonstration made in the app was played (its actions replay there, so a share
+    /// link can carry it); `None` for imported files and sessions saved before it was kept.
+    #[serde(default)]
+    played: Option<Played>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Played {
+    seed: u32,
+    data_mode: String,
+    /// False when the recorder could not say exactly what the person did (a replay may differ).
+    exact: bool,
 }
 
 impl Entry {
@@ -114,6 +135,28 @@ struct Saved {
     /// sessions saved before they were kept.
     #[serde(default)]
     policy: Option<String>,
+    /// What decided the policies since they were last started afresh (absent in older saves:
+    /// such a run cannot be shared).
+    #[serde(default)]
+    run: Option<RunLog>,
+    /// DOMNet's state; its checkpoint and Adam moments are stored beside this JSON, as bytes.
+    #[serde(default)]
+    neural: Option<SavedNeural>,
+}
+
+#[derive(Clone, Serialize, Deserialize)]
+struct SavedNeural {
+    /// Whether it was learning from exploration, and the task it learned.
+    on: bool,
+    task: Option<String>,
+}
+
+/// The run's history as a share link carries it ([`WgeRecipe`]): the first exploration seed
+/// (episode k has `first_seed + k`) and, in order, what happened before which episode.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct RunLog {
+    first_seed: Option<u32>,
+    events: Vec<WgeTimed>,
 }
 
 struct State {
@@ -121,17 +164,37 @@ struct State {
     demos: Vec<Entry>,
     /// The workflow policy over the demonstrations, in their order (it induces their lattices).
     policy: WorkflowPolicy,
+    policy_seed: u64,
     tally: Tally,
+    /// `None` once something happened that a link cannot say (the seeds changed mid-run, the
+    /// saved weights did not fit); starting the policy afresh starts a new log.
+    run: Option<RunLog>,
 }
 
 impl Default for State {
     fn default() -> Self {
-        State { task: None, demos: Vec::new(), policy: fresh_policy(), tally: Tally::default() }
+        State::with_seed(POLICY_SEED)
     }
 }
 
-fn fresh_policy() -> WorkflowPolicy {
-    WorkflowPolicy::new(WgeConfig::default(), POLICY_SEED)
+impl State {
+    fn with_seed(policy_seed: u64) -> Self {
+        State {
+            task: None,
+            demos: Vec::new(),
+            policy: WorkflowPolicy::new(WgeConfig::default(), policy_seed),
+            policy_seed,
+            tally: Tally::default(),
+            run: Some(RunLog::default()),
+        }
+    }
+
+    fn log(&mut self, event: WgeEvent) {
+        let at = self.tally.episodes;
+        if let Some(run) = &mut self.run {
+            run.events.push(WgeTimed { at, event });
+        }
+    }
 }
 
 impl State {
@@ -153,16 +216,19 @@ impl State {
         self.task = Some(e.task.clone());
         self.policy.add_demonstration(&e.steps, e.final_observation.as_ref());
         self.demos.push(e);
+        self.log(WgeEvent::Demo);
         Ok(self.demos.len() - 1)
     }
 
     /// A fresh policy over the current demonstrations, and exploration counted from zero.
     fn reset_policy(&mut self) {
-        self.policy = fresh_policy();
+        self.policy = WorkflowPolicy::new(WgeConfig::default(), self.policy_seed);
         for e in &self.demos {
             self.policy.add_demonstration(&e.steps, e.final_observation.as_ref());
         }
         self.tally = Tally { next_seed: self.tally.next_seed, ..Tally::default() };
+        let at = WgeTimed { at: 0, event: WgeEvent::Demo };
+        self.run = Some(RunLog { first_seed: None, events: vec![at; self.demos.len()] });
     }
 }
 
@@ -348,15 +414,34 @@ fn explored_view(episode: &WorkflowEpisode, policy: &WorkflowPolicy, tally: &Tal
     }
 }
 
-/// The WGE view's session: its task and demonstrations, on the lab's page #0.
-#[wasm_bindgen]
-pub struct WgeSession {
+/// The session's parts an async call takes along (each shared with the [`WgeSession`]).
+#[derive(Clone)]
+struct Core {
     envs: Slots,
     state: Rc<RefCell<State>>,
     /// DOMNet trained from the workflow policy's episodes (`wge::neural`), once asked for; taken
     /// out for the length of an async call.
     neural: Rc<RefCell<Option<NeuralPolicy>>>,
     neural_on: Rc<RefCell<bool>>,
+}
+
+/// The WGE view's session: its task and demonstrations, on the lab's page #0.
+#[wasm_bindgen]
+pub struct WgeSession {
+    core: Core,
+    /// What the restored session said of DOMNet, until its checkpoint is read (`restoreNeural`).
+    pending_neural: RefCell<Option<SavedNeural>>,
+    /// A shared run being re-run (`openRun`, `reproduceStep`, `evaluateRun`).
+    plan: Rc<RefCell<Option<Plan>>>,
+}
+
+/// A shared run being re-run: its recipe, its demonstrations rebuilt on their pages, and where
+/// the re-run is (the next demonstration to add and the next event).
+struct Plan {
+    recipe: WgeRecipe,
+    entries: Vec<Entry>,
+    next_demo: usize,
+    next_event: usize,
 }
 
 #[derive(Serialize)]
@@ -385,12 +470,382 @@ fn neural_view(n: Option<&NeuralPolicy>, on: bool, success: Option<f64>, seeds: 
     }
 }
 
+/// One evaluation episode's outcome.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+struct Outcome {
+    success: bool,
+    raw_reward: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+struct SeedResult {
+    seed: u32,
+    /// The workflow policy in test mode (its most weighted step that executes, §2.4).
+    workflow: Outcome,
+    /// DOMNet, greedy, when the run trained one.
+    neural: Option<Outcome>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+struct Evaluation {
+    seeds: Vec<SeedResult>,
+    workflow: u32,
+    neural: Option<u32>,
+}
+
+fn new_neural() -> Result<NeuralPolicy, String> {
+    NeuralPolicy::new(NeuralConfig::default(), &burn::prelude::Device::flex().autodiff())
+}
+
+/// DOMNet as a reload brings it back: from its checkpoint (weights, vocabularies, counters) and
+/// Adam's moments; its replay and sampling start afresh. Refused unless it has the view's settings.
+fn neural_from_bytes(checkpoint: &[u8], optimizer: Option<&[u8]>) -> Result<NeuralPolicy, String> {
+    let mut n = NeuralPolicy::from_checkpoint(checkpoint, &burn::prelude::Device::flex().autodiff()).map_err(|e| e.to_string())?;
+    if n.cfg != NeuralConfig::default() {
+        return Err("it was trained with other settings than the view's".into());
+    }
+    if let Some(o) = optimizer {
+        n.load_optimizer_state(o)?;
+    }
+    Ok(n)
+}
+
+/// FNV-1a, 64 bits: a short fingerprint of the trained state, to compare two runs.
+fn fnv1a(hash: u64, bytes: &[u8]) -> u64 {
+    bytes.iter().fold(hash, |h, &b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
+}
+
+const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// Each float parameter, flattened, in the module's order.
+struct Params(Vec<burn::prelude::Tensor<1>>);
+impl burn::module::ModuleVisitor for Params {
+    fn visit_float<const D: usize>(&mut self, p: &burn::module::Param<burn::prelude::Tensor<D>>) {
+        self.0.push(p.val().reshape([-1]));
+    }
+}
+
+/// A fingerprint of what DOMNet has learned: every weight's bits, its vocabularies and counters.
+/// (Not of its checkpoint's bytes: burn's records name parameters by ids drawn afresh for each
+/// model, so two equal models write different bytes.)
+pub async fn neural_fingerprint(n: &NeuralPolicy) -> Result<u64, String> {
+    use burn::module::Module;
+    let mut params = Params(Vec::new());
+    n.model().visit(&mut params);
+    let mut h = FNV_START;
+    for t in params.0 {
+        let data = t.into_data_async().await.map_err(|e| format!("reading a weight failed: {e:?}"))?;
+        let values = data.try_into_vec_as::<f32>().map_err(|e| format!("unexpected weight data: {e:?}"))?;
+        for v in values {
+            h = fnv1a(h, &v.to_bits().to_le_bytes());
+        }
+    }
+    let v = &n.vocabs;
+    let rest = serde_json::to_vec(&(&v.words, &v.tags, &v.classes, &n.counters)).map_err(|e| e.to_string())?;
+    Ok(fnv1a(h, &rest))
+}
+
+/// Replays a shared or saved demonstration's actions on its seeded page, observing as the
+/// scripted oracle's demonstrations are observed (the page's clock held between actions), and
+/// gives it back as the view keeps it. Refused unless the page ends the episode with a success
+/// at its last action.
+async fn replay_demo(env: &mut IframeEnv, task: &str, d: &SharedDemo) -> Result<Entry, String> {
+    let spec = TaskSpec::builtin(task).map_err(|e| e.to_string())?;
+    let previous = env.config().clone();
+    env.set_config(EnvConfig { max_steps: None, hold_clock: true, data_mode: d.data_mode.clone(), ..previous.clone() });
+    let result = async {
+        let mut obs = env.reset(&spec, d.seed).await.map_err(|e| e.to_string())?;
+        let mut steps = Vec::new();
+        for (i, action) in d.actions.iter().enumerate() {
+            let step = env.step(action).await.map_err(|e| e.to_string())?;
+            steps.push(DemoStep { observation: obs, action: action.clone() });
+            if step.done {
+                if i + 1 < d.actions.len() || step.raw_reward < 1.0 {
+                    return Err(format!("the page ended it after {} of its {} actions with raw reward {}", i + 1, d.actions.len(), step.raw_reward));
+                }
+                return Ok((steps, step));
+            }
+            obs = step.observation;
+        }
+        Err(format!("the page did not end it after its {} actions", d.actions.len()))
+    }
+    .await;
+    env.set_config(previous);
+    let (steps, last) = result?;
+    let source = match d.by {
+        DemoMaker::Person => DemoSource::Person,
+        DemoMaker::Scripted => DemoSource::Scripted,
+    };
+    Ok(Entry {
+        source,
+        label: format!("seed {}", d.seed),
+        task: task.to_string(),
+        steps,
+        // The recorder keeps no page after a person's last action; the oracle's demonstrations do.
+        final_observation: (source == DemoSource::Scripted).then_some(last.observation),
+        reward: last.reward,
+        raw_reward: last.raw_reward,
+        played: Some(Played { seed: d.seed, data_mode: d.data_mode.clone(), exact: true }),
+    })
+}
+
+impl Core {
+    fn with_env(&self) -> Result<IframeEnv, String> {
+        self.envs.take(0).map_err(|e| e.to_string())
+    }
+
+    /// Starts DOMNet learning (built afresh when there is none) or stops it, and logs a change.
+    fn set_neural(&self, on: bool) -> Result<(), String> {
+        if on && self.neural.borrow().is_none() {
+            *self.neural.borrow_mut() = Some(new_neural()?);
+        }
+        if on != *self.neural_on.borrow() {
+            *self.neural_on.borrow_mut() = on;
+            self.state.borrow_mut().log(if on { WgeEvent::NeuralOn } else { WgeEvent::NeuralOff });
+        }
+        Ok(())
+    }
+
+    fn drop_neural(&self) {
+        *self.neural.borrow_mut() = None;
+        *self.neural_on.borrow_mut() = false;
+        self.state.borrow_mut().log(WgeEvent::NeuralDropped);
+    }
+
+    /// Both policies start afresh over the demonstrations (DOMNet too, when it is learning).
+    fn restart(&self) -> Result<(), String> {
+        self.state.borrow_mut().reset_policy();
+        *self.neural.borrow_mut() = None;
+        if *self.neural_on.borrow() {
+            *self.neural_on.borrow_mut() = false;
+            if let Err(e) = self.set_neural(true) {
+                return Err(format!("the neural policy could not start again: {e}"));
+            }
+        }
+        Ok(())
+    }
+
+    /// DOMNet's checkpoint and Adam's moments, when there is a DOMNet.
+    async fn neural_bytes(&self) -> Result<Option<(Vec<u8>, Option<Vec<u8>>)>, String> {
+        let Some(n) = self.neural.borrow_mut().take() else { return Ok(None) };
+        let task: Vec<String> = self.state.borrow().task.iter().cloned().collect();
+        let result = async { Ok::<_, String>((n.checkpoint(&task, Precision::Full).await?, n.optimizer_state().await?)) }.await;
+        *self.neural.borrow_mut() = Some(n);
+        result.map(Some)
+    }
+
+    /// What a reload does to the policies, without the page: each through its saved form.
+    async fn reload(&self) -> Result<(), String> {
+        let bytes = self.neural_bytes().await?;
+        let mut s = self.state.borrow_mut();
+        s.policy = WorkflowPolicy::from_json(&s.policy.to_json())?;
+        if let Some((c, o)) = bytes {
+            *self.neural.borrow_mut() = Some(neural_from_bytes(&c, o.as_deref())?);
+        }
+        s.log(WgeEvent::Reload);
+        Ok(())
+    }
+
+    /// One exploration episode and both policies' updates from it.
+    async fn explore(&self) -> Result<ExploredEpisode, String> {
+        let (task, seed, mut policy) = {
+            let s = self.state.borrow();
+            let task = s.task.clone().filter(|_| !s.demos.is_empty()).ok_or("add a demonstration first")?;
+            (task, s.tally.next_seed, s.policy.clone())
+        };
+        let learning = (*self.neural_on.borrow()).then(|| self.neural.clone());
+        let spec = TaskSpec::builtin(&task).map_err(|e| e.to_string())?;
+        let mut env = self.with_env()?;
+        let previous = env.config().clone();
+        // The workflow policy caps its own episodes; the page's clock is held between actions.
+        env.set_config(EnvConfig { max_steps: None, hold_clock: true, data_mode: "train".into(), ..previous.clone() });
+        let result = train_episode(&mut env, &mut policy, &spec, seed).await;
+        env.set_config(previous);
+        self.envs.put(0, env);
+        let episode = result.map_err(|e| e.to_string())?;
+        // The neural policy learns from the episode (its replay keeps successes only).
+        if let Some(cell) = &learning {
+            let taken = cell.borrow_mut().take();
+            if let Some(mut n) = taken {
+                let pairs = episode.pairs().map(|(o, a)| (o.clone(), a.clone())).collect();
+                let learned = n.observe_exploration(ReplayEpisode::new(pairs, episode.ret())).await;
+                *cell.borrow_mut() = Some(n);
+                learned.map_err(|e| format!("the neural policy's update failed: {e}"))?;
+            }
+        }
+        let mut s = self.state.borrow_mut();
+        // The demonstrations may have changed while the page acted: then this episode's
+        // update belongs to a policy that is gone, and only its outcome is shown.
+        if s.policy.demos().len() == policy.demos().len() && s.task.as_deref() == Some(task.as_str()) {
+            s.policy = policy;
+            if s.tally.episodes == 0
+                && let Some(run) = &mut s.run
+            {
+                run.first_seed = Some(seed);
+            }
+            s.tally.record(episode.succeeded());
+            s.tally.next_seed = seed.wrapping_add(1);
+        }
+        Ok(explored_view(&episode, &s.policy, &s.tally))
+    }
+
+    /// DOMNet, greedy, on `seeds` held-out pages (logged: the pages' words join its vocabularies).
+    async fn judge(&self, seeds: u32) -> Result<NeuralView, String> {
+        let task = self.state.borrow().task.clone().ok_or("add a demonstration first")?;
+        let spec = TaskSpec::builtin(&task).map_err(|e| e.to_string())?;
+        let on = *self.neural_on.borrow();
+        let mut policy = self.neural.borrow_mut().take().ok_or("the neural policy is not being trained")?;
+        self.state.borrow_mut().log(WgeEvent::Judge(seeds));
+        let mut env = match self.with_env() {
+            Ok(env) => env,
+            Err(e) => {
+                *self.neural.borrow_mut() = Some(policy);
+                return Err(e);
+            }
+        };
+        let previous = env.config().clone();
+        env.set_config(EnvConfig { max_steps: None, hold_clock: true, data_mode: "train".into(), ..previous.clone() });
+        let result = policy.evaluate(&mut env, &spec, (0..seeds).map(|k| EVAL_SEEDS_FROM + k)).await;
+        env.set_config(previous);
+        self.envs.put(0, env);
+        let view = neural_view(Some(&policy), on, result.as_ref().ok().copied(), seeds);
+        *self.neural.borrow_mut() = Some(policy);
+        result?;
+        Ok(view)
+    }
+
+    /// Both policies, greedy, on `seeds`; neither is changed (DOMNet is judged on a copy made
+    /// through its checkpoint, the workflow policy on a clone).
+    async fn evaluate(&self, seeds: &[u32]) -> Result<Evaluation, String> {
+        let (task, mut policy) = {
+            let s = self.state.borrow();
+            (s.task.clone().ok_or("add a demonstration first")?, s.policy.clone())
+        };
+        let spec = TaskSpec::builtin(&task).map_err(|e| e.to_string())?;
+        let mut copy = match self.neural_bytes().await? {
+            Some((c, o)) => Some(neural_from_bytes(&c, o.as_deref())?),
+            None => None,
+        };
+        let mut env = self.with_env()?;
+        let previous = env.config().clone();
+        env.set_config(EnvConfig { max_steps: None, hold_clock: true, data_mode: "train".into(), ..previous.clone() });
+        let result = async {
+            let mut out = Vec::new();
+            for &seed in seeds {
+                let ep = run_episode(&mut env, &mut policy, &spec, seed, Mode::Test).await.map_err(|e| e.to_string())?;
+                let workflow = Outcome { success: ep.succeeded(), raw_reward: ep.raw_reward };
+                let neural = match &mut copy {
+                    Some(n) => {
+                        let ep = n.run_episode(&mut env, &spec, seed, true).await?;
+                        Some(Outcome { success: ep.ret >= 1.0, raw_reward: ep.ret })
+                    }
+                    None => None,
+                };
+                out.push(SeedResult { seed, workflow, neural });
+            }
+            Ok::<_, String>(out)
+        }
+        .await;
+        env.set_config(previous);
+        self.envs.put(0, env);
+        let seeds = result?;
+        let workflow = seeds.iter().filter(|r| r.workflow.success).count() as u32;
+        let neural = copy.is_some().then(|| seeds.iter().filter(|r| r.neural.as_ref().is_some_and(|o| o.success)).count() as u32);
+        Ok(Evaluation { seeds, workflow, neural })
+    }
+
+    /// The run as a share link carries it, or why it cannot be carried.
+    fn recipe(&self) -> Result<(String, WgeRecipe), String> {
+        let s = self.state.borrow();
+        let task = s.task.clone().filter(|_| !s.demos.is_empty()).ok_or("add demonstrations first")?;
+        if s.demos.len() > MAX_WGE_DEMOS {
+            return Err(format!("a link carries at most {MAX_WGE_DEMOS} demonstrations and this session has {}", s.demos.len()));
+        }
+        let mut demos = Vec::new();
+        for (i, e) in s.demos.iter().enumerate() {
+            let which = format!("demonstration #{} ({})", i + 1, e.label);
+            let Some(played) = &e.played else {
+                return Err(if e.source == DemoSource::Imported {
+                    format!("{which} is an imported file: it has no seeded page of ours to replay on, so a link cannot carry it (remove it to share a run of the lab's own demonstrations)")
+                } else {
+                    format!("{which} was saved before demonstrations kept their seed: a link cannot carry it")
+                });
+            };
+            if !played.exact {
+                return Err(format!("{which} has an action the recorder could not say exactly, so it would not replay the same"));
+            }
+            let by = if e.source == DemoSource::Scripted { DemoMaker::Scripted } else { DemoMaker::Person };
+            let actions = e.steps.iter().map(|st| st.action.clone()).collect();
+            demos.push(SharedDemo { by, seed: played.seed, data_mode: played.data_mode.clone(), actions });
+        }
+        let run = s.run.as_ref().ok_or(
+            "what trained these policies is not known in full (their exploration seeds changed mid-run, or the session was saved by an older lab): press Reset the policy to start a run a link can carry",
+        )?;
+        if s.tally.episodes > MAX_WGE_EPISODES {
+            return Err(format!("a link re-runs at most {MAX_WGE_EPISODES} exploration episodes and this run has {}", s.tally.episodes));
+        }
+        if run.events.len() > MAX_WGE_EVENTS {
+            return Err(format!("this run has {} events (demonstrations added, DOMNet switched or judged, reloads); a link carries at most {MAX_WGE_EVENTS}", run.events.len()));
+        }
+        Ok((
+            task,
+            WgeRecipe {
+                demos,
+                policy_seed: s.policy_seed,
+                first_seed: run.first_seed.unwrap_or(s.tally.next_seed),
+                episodes: s.tally.episodes,
+                events: run.events.clone(),
+                eval_seeds: (0..SHARE_EVAL_SEEDS).map(|k| EVAL_SEEDS_FROM + k).collect(),
+                sender: WgeResult { workflow: 0, neural: None },
+            },
+        ))
+    }
+
+    /// Each demonstration replays on its seeded page to the lattice it induced here (a person's
+    /// recording may not: it was observed by the recorder, not by stepping the page).
+    async fn check_replays(&self, task: &str, demos: &[SharedDemo]) -> Result<(), String> {
+        let mut env = self.with_env()?;
+        let mut replayed = Vec::new();
+        let mut failure = None;
+        for (i, d) in demos.iter().enumerate() {
+            match replay_demo(&mut env, task, d).await {
+                Ok(e) => replayed.push(e),
+                Err(why) => {
+                    failure = Some(format!("demonstration #{} does not replay on its page ({why})", i + 1));
+                    break;
+                }
+            }
+        }
+        self.envs.put(0, env);
+        if let Some(f) = failure {
+            return Err(f);
+        }
+        let s = self.state.borrow();
+        for (i, e) in replayed.iter().enumerate() {
+            let mut p = WorkflowPolicy::new(WgeConfig::default(), s.policy_seed);
+            p.add_demonstration(&e.steps, e.final_observation.as_ref());
+            let (a, b) = (&p.demos()[0], &s.policy.demos()[i]);
+            if a.lattice != b.lattice || a.field_keys != b.field_keys {
+                return Err(format!(
+                    "demonstration #{} replays to other pages than it was recorded on, so a link would not train the same workflows",
+                    i + 1
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 #[wasm_bindgen]
 impl Lab {
     /// A WGE session acting on the lab's page #0 (the page the Watch and Play views use).
     #[wasm_bindgen(js_name = wgeSession)]
     pub fn wge_session(&self) -> WgeSession {
-        WgeSession { envs: self.envs.clone(), state: Rc::default(), neural: Rc::default(), neural_on: Rc::default() }
+        WgeSession {
+            core: Core { envs: self.envs.clone(), state: Rc::default(), neural: Rc::default(), neural_on: Rc::default() },
+            pending_neural: RefCell::default(),
+            plan: Rc::default(),
+        }
     }
 }
 
@@ -398,13 +853,13 @@ impl Lab {
 impl WgeSession {
     /// The session's task (set by its first demonstration), or null.
     pub fn task(&self) -> Option<String> {
-        self.state.borrow().task.clone()
+        self.core.state.borrow().task.clone()
     }
 
     /// Every demonstration with its source, actions and induced lattice (each edge's workflow
     /// steps in the paper's notation and as text).
     pub fn demonstrations(&self) -> JsValue {
-        let s = self.state.borrow();
+        let s = self.core.state.borrow();
         let views: Vec<DemoView> =
             s.demos.iter().zip(s.policy.demos()).enumerate().map(|(i, (e, d))| view_of(i, e, d, &s.policy)).collect();
         to_js(&views)
@@ -417,7 +872,7 @@ impl WgeSession {
     pub fn import_file(&self, name: String, bytes: Vec<u8>) -> Result<usize, JsValue> {
         let label = name.chars().take(80).collect::<String>();
         let entry = read_file(&label, &bytes).map_err(|why| js_err(format!("{label}: {why}")))?;
-        self.state.borrow_mut().add(entry).map_err(js_err)
+        self.core.state.borrow_mut().add(entry).map_err(js_err)
     }
 
     /// Adds a demonstration a person recorded in the app (`Lab.stopRecording`'s JSON).
@@ -426,7 +881,7 @@ impl WgeSession {
         let demo = Demonstration::from_json(&json).map_err(js_err)?;
         let label = format!("seed {}", demo.seed);
         let entry = from_lab_demo(demo, DemoSource::Person, label).map_err(js_err)?;
-        self.state.borrow_mut().add(entry).map_err(js_err)
+        self.core.state.borrow_mut().add(entry).map_err(js_err)
     }
 
     /// Has the lab's scripted oracle play `task` on page #0 with `seed`, recording the
@@ -434,7 +889,7 @@ impl WgeSession {
     /// successful episode becomes a demonstration (the paper keeps demonstrations with reward 1).
     #[wasm_bindgen(js_name = addScripted)]
     pub fn add_scripted(&self, task: String, seed: u32) -> Promise {
-        let (slots, state) = (self.envs.clone(), self.state.clone());
+        let (slots, state) = (self.core.envs.clone(), self.core.state.clone());
         future_to_promise(async move {
             let spec = TaskSpec::builtin(&task).map_err(js_err)?;
             let mut oracle = scripted(&task, Script::Oracle).ok_or_else(|| js_err(format!("the lab has no scripted oracle for {task}")))?;
@@ -442,7 +897,7 @@ impl WgeSession {
             let previous = env.config().clone();
             env.set_config(EnvConfig { max_steps: Some(SCRIPTED_MAX_STEPS), hold_clock: true, ..previous.clone() });
             let result = scripted_episode(&mut env, &mut oracle, &spec, seed).await;
-            env.set_config(previous);
+            env.set_config(previous.clone());
             slots.put(0, env);
             let (steps, last) = result.map_err(js_err)?;
             let entry = Entry {
@@ -453,6 +908,7 @@ impl WgeSession {
                 final_observation: Some(last.observation),
                 reward: last.reward,
                 raw_reward: last.raw_reward,
+                played: Some(Played { seed, data_mode: previous.data_mode, exact: true }),
             };
             if entry.raw_reward < 1.0 {
                 return Err(js_err(format!("the scripted oracle failed on seed {seed} ({}): no demonstration", last.reason.unwrap_or_default())));
@@ -462,88 +918,58 @@ impl WgeSession {
         })
     }
 
-    /// Removes demonstration `index`; the workflow policy starts again over the rest.
-    pub fn remove(&self, index: usize) {
-        let mut s = self.state.borrow_mut();
-        if index < s.demos.len() {
-            s.demos.remove(index);
-            s.reset_policy();
+    /// Removes demonstration `index`; both policies start again over the rest.
+    pub fn remove(&self, index: usize) -> Result<(), JsValue> {
+        if index >= self.core.state.borrow().demos.len() {
+            return Ok(());
         }
+        self.core.state.borrow_mut().demos.remove(index);
+        self.core.restart().map_err(js_err)
     }
 
     /// Removes every demonstration; the session's task is free again.
-    pub fn clear(&self) {
-        let mut s = self.state.borrow_mut();
-        s.demos.clear();
-        s.task = None;
-        s.reset_policy();
+    pub fn clear(&self) -> Result<(), JsValue> {
+        {
+            let mut s = self.core.state.borrow_mut();
+            s.demos.clear();
+            s.task = None;
+        }
+        self.core.restart().map_err(js_err)
     }
 
     /// Forgets what exploration learned: fresh weights over the same demonstrations, and a
     /// fresh neural policy when one is being trained.
     #[wasm_bindgen(js_name = resetPolicy)]
     pub fn reset_policy(&self) -> Result<(), JsValue> {
-        self.state.borrow_mut().reset_policy();
-        if *self.neural_on.borrow() {
-            *self.neural.borrow_mut() = None;
-            self.set_neural(true)?;
-        }
-        Ok(())
+        self.core.restart().map_err(js_err)
     }
 
     /// Trains the neural policy (DOMNet, CPU) from exploration from now on (`true`), or stops
     /// (`false`; the network is kept and goes on learning when asked again).
     #[wasm_bindgen(js_name = setNeural)]
     pub fn set_neural(&self, on: bool) -> Result<JsValue, JsValue> {
-        if on && self.neural.borrow().is_none() {
-            let device = burn::prelude::Device::flex().autodiff();
-            let policy = NeuralPolicy::new(NeuralConfig::default(), &device).map_err(js_err)?;
-            *self.neural.borrow_mut() = Some(policy);
-        }
-        *self.neural_on.borrow_mut() = on;
-        let n = self.neural.borrow();
-        Ok(to_js(&neural_view(n.as_ref(), on, None, 0)))
+        self.core.set_neural(on).map_err(js_err)?;
+        Ok(self.neural_status())
     }
 
     /// Judges the neural policy greedily on `seeds` episodes of the session's task (seeds from
     /// `EVAL_SEEDS_FROM`) on page #0: resolves to its success rate and training counters.
     #[wasm_bindgen(js_name = judgeNeural)]
     pub fn judge_neural(&self, seeds: u32) -> Promise {
-        let (slots, state, neural, on) = (self.envs.clone(), self.state.clone(), self.neural.clone(), *self.neural_on.borrow());
-        future_to_promise(async move {
-            let task = state.borrow().task.clone().ok_or_else(|| js_err("add a demonstration first"))?;
-            let spec = TaskSpec::builtin(&task).map_err(js_err)?;
-            let mut policy = neural.borrow_mut().take().ok_or_else(|| js_err("the neural policy is not being trained"))?;
-            let env = slots.take(0);
-            let mut env = match env {
-                Ok(env) => env,
-                Err(e) => {
-                    *neural.borrow_mut() = Some(policy);
-                    return Err(js_err(e));
-                }
-            };
-            let previous = env.config().clone();
-            env.set_config(EnvConfig { max_steps: None, hold_clock: true, data_mode: "train".into(), ..previous.clone() });
-            let result = policy.evaluate(&mut env, &spec, (0..seeds).map(|k| EVAL_SEEDS_FROM + k)).await;
-            env.set_config(previous);
-            slots.put(0, env);
-            let view = neural_view(Some(&policy), on, result.as_ref().ok().copied(), seeds);
-            *neural.borrow_mut() = Some(policy);
-            result.map_err(js_err)?;
-            Ok(to_js(&view))
-        })
+        let core = self.core.clone();
+        future_to_promise(async move { core.judge(seeds).await.map(|v| to_js(&v)).map_err(js_err) })
     }
 
     /// The neural policy's training counters (null success: not judged here).
     #[wasm_bindgen(js_name = neuralStatus)]
     pub fn neural_status(&self) -> JsValue {
-        let n = self.neural.borrow();
-        to_js(&neural_view(n.as_ref(), *self.neural_on.borrow(), None, 0))
+        let n = self.core.neural.borrow();
+        to_js(&neural_view(n.as_ref(), *self.core.neural_on.borrow(), None, 0))
     }
 
     /// Episodes explored, successes, the latest success rate and the next episode's seed.
     pub fn tally(&self) -> JsValue {
-        let s = self.state.borrow();
+        let s = self.core.state.borrow();
         let t = &s.tally;
         to_js(&serde_json::json!({
             "episodes": t.episodes, "successes": t.successes, "recent_success": t.recent_rate(),
@@ -551,77 +977,63 @@ impl WgeSession {
         }))
     }
 
-    /// Sets the seed of the next exploration episode (later ones count up from it).
+    /// Sets the seed of the next exploration episode (later ones count up from it). Mid-run,
+    /// another seed than the next one leaves a run no link can carry.
     #[wasm_bindgen(js_name = setNextSeed)]
     pub fn set_next_seed(&self, seed: u32) {
-        self.state.borrow_mut().tally.next_seed = seed;
+        let mut s = self.core.state.borrow_mut();
+        if s.tally.episodes > 0 && seed != s.tally.next_seed {
+            s.run = None;
+        }
+        s.tally.next_seed = seed;
     }
 
     /// One exploration episode of the workflow policy on page #0 (the session's task, the next
-    /// seed), followed by its update (`wge::explore::train_episode`): resolves to the episode —
-    /// each step's workflow step, action and the elements the step matched — and the tally.
+    /// seed), followed by its update (`wge::explore::train_episode`) and DOMNet's when it is
+    /// learning: resolves to the episode — each step's workflow step, action and the elements
+    /// the step matched — and the tally.
     pub fn explore(&self) -> Promise {
-        let (slots, state) = (self.envs.clone(), self.state.clone());
-        let neural = (*self.neural_on.borrow()).then(|| self.neural.clone());
-        future_to_promise(async move {
-            let (task, seed, mut policy) = {
-                let s = state.borrow();
-                let task = s.task.clone().filter(|_| !s.demos.is_empty()).ok_or_else(|| js_err("add a demonstration first"))?;
-                (task, s.tally.next_seed, s.policy.clone())
-            };
-            let spec = TaskSpec::builtin(&task).map_err(js_err)?;
-            let mut env = slots.take(0).map_err(js_err)?;
-            let previous = env.config().clone();
-            // The workflow policy caps its own episodes; the page's clock is held between actions.
-            env.set_config(EnvConfig { max_steps: None, hold_clock: true, data_mode: "train".into(), ..previous.clone() });
-            let result = train_episode(&mut env, &mut policy, &spec, seed).await;
-            env.set_config(previous);
-            slots.put(0, env);
-            let episode = result.map_err(js_err)?;
-            // The neural policy learns from the episode (its replay keeps successes only).
-            let mut neural_error = None;
-            if let Some(cell) = &neural {
-                let taken = cell.borrow_mut().take();
-                if let Some(mut n) = taken {
-                    let pairs = episode.pairs().map(|(o, a)| (o.clone(), a.clone())).collect();
-                    if let Err(e) = n.observe_exploration(ReplayEpisode::new(pairs, episode.ret())).await {
-                        neural_error = Some(e);
-                    }
-                    *cell.borrow_mut() = Some(n);
-                }
-            }
-            if let Some(e) = neural_error {
-                return Err(js_err(format!("the neural policy's update failed: {e}")));
-            }
-            let mut s = state.borrow_mut();
-            // The demonstrations may have changed while the page acted: then this episode's
-            // update belongs to a policy that is gone, and only its outcome is shown.
-            if s.policy.demos().len() == policy.demos().len() && s.task.as_deref() == Some(task.as_str()) {
-                s.policy = policy;
-                s.tally.record(episode.succeeded());
-                s.tally.next_seed = seed.wrapping_add(1);
-            }
-            Ok(to_js(&explored_view(&episode, &s.policy, &s.tally)))
-        })
+        let core = self.core.clone();
+        future_to_promise(async move { core.explore().await.map(|e| to_js(&e)).map_err(js_err) })
     }
 
-    /// The session as JSON text, for the view's store (a reload resumes from it).
+    /// The session as JSON text, for the view's store (a reload resumes from it). DOMNet's
+    /// checkpoint goes beside it as bytes (`saveNeural`).
     pub fn save(&self) -> Result<String, JsValue> {
-        let s = self.state.borrow();
+        let s = self.core.state.borrow();
+        let neural = self.core.neural.borrow().is_some().then(|| SavedNeural { on: *self.core.neural_on.borrow(), task: s.task.clone() });
         let saved = Saved {
             format: WGE_VIEW_FORMAT,
             task: s.task.clone(),
             demos: s.demos.clone(),
             tally: s.tally.clone(),
             policy: Some(s.policy.to_json()),
+            run: s.run.clone(),
+            neural,
         };
         serde_json::to_string(&saved).map_err(js_err)
+    }
+
+    /// DOMNet's checkpoint and Adam's moments as bytes (`{checkpoint, optimizer}`, optimizer
+    /// null before the first update), or null when there is no DOMNet.
+    #[wasm_bindgen(js_name = saveNeural)]
+    pub fn save_neural(&self) -> Promise {
+        let core = self.core.clone();
+        future_to_promise(async move {
+            let Some((c, o)) = core.neural_bytes().await.map_err(js_err)? else { return Ok(JsValue::NULL) };
+            let out = js_sys::Object::new();
+            js_sys::Reflect::set(&out, &"checkpoint".into(), &js_sys::Uint8Array::from(&c[..]))?;
+            let o = o.map_or(JsValue::NULL, |o| js_sys::Uint8Array::from(&o[..]).into());
+            js_sys::Reflect::set(&out, &"optimizer".into(), &o)?;
+            Ok(out.into())
+        })
     }
 
     /// Restores a saved session, checked as any file is: a record of another version or a
     /// damaged one is refused with a message and the session stays as it was. Resolves whether
     /// the workflow policy's weights came back too: they do when the saved policy's lattices are
     /// the ones the demonstrations induce now; otherwise it starts from its initial weights.
+    /// DOMNet comes back with `restoreNeural`, called next.
     pub fn restore(&self, json: String) -> Result<bool, JsValue> {
         if json.len() > MAX_DEMO_BYTES * 2 {
             return Err(js_err("the saved WGE session is too large to be one of this lab's"));
@@ -647,8 +1059,193 @@ impl WgeSession {
         if let Some(p) = learned {
             fresh.policy = p;
         }
-        *self.state.borrow_mut() = fresh;
+        // The run goes on from its saved log, through this reload; initial weights in place of
+        // learned ones are a history no link can say.
+        fresh.run = saved.run.filter(|_| resumed || fresh.tally.episodes == 0);
+        fresh.log(WgeEvent::Reload);
+        *self.core.state.borrow_mut() = fresh;
+        *self.core.neural.borrow_mut() = None;
+        *self.core.neural_on.borrow_mut() = false;
+        *self.pending_neural.borrow_mut() = saved.neural;
         Ok(resumed)
+    }
+
+    /// Brings DOMNet back after `restore` from its saved checkpoint and Adam's moments (absent:
+    /// the store did not hold them). Resolves `{resumed, on, why}`: `why` says why a saved DOMNet
+    /// did not come back (damaged, another task or other settings); the rest of the session stays.
+    #[wasm_bindgen(js_name = restoreNeural)]
+    pub fn restore_neural(&self, checkpoint: Option<Vec<u8>>, optimizer: Option<Vec<u8>>) -> JsValue {
+        let Some(saved) = self.pending_neural.borrow_mut().take() else {
+            return to_js(&serde_json::json!({ "resumed": false, "on": false, "why": null }));
+        };
+        let task = self.core.state.borrow().task.clone();
+        let back = match checkpoint {
+            None => Err("its checkpoint was not in the store (the browser's storage may have been full)".to_string()),
+            Some(_) if saved.task != task => Err(format!(
+                "it learned {}, and this session learns {}",
+                saved.task.as_deref().unwrap_or("no task"),
+                task.as_deref().unwrap_or("no task yet")
+            )),
+            Some(c) => neural_from_bytes(&c, optimizer.as_deref()).map_err(|e| format!("its saved checkpoint is damaged: {e}")),
+        };
+        match back {
+            Ok(n) => {
+                *self.core.neural.borrow_mut() = Some(n);
+                *self.core.neural_on.borrow_mut() = saved.on;
+                to_js(&serde_json::json!({ "resumed": true, "on": saved.on, "why": null }))
+            }
+            Err(why) => {
+                self.core.drop_neural();
+                to_js(&serde_json::json!({ "resumed": false, "on": false, "why": why }))
+            }
+        }
+    }
+
+    /// A share link's state for this run (`view: "wge"`): its recipe, after checking that every
+    /// demonstration replays to the workflows it induced here, and both policies' greedy results
+    /// on the link's evaluation seeds. Resolves `{state, evaluation}`; throws why a link cannot
+    /// carry the run (an imported demonstration, too long a run, …). Changes nothing.
+    #[wasm_bindgen(js_name = shareRun)]
+    pub fn share_run(&self) -> Promise {
+        let core = self.core.clone();
+        future_to_promise(async move {
+            let (task, mut recipe) = core.recipe().map_err(js_err)?;
+            core.check_replays(&task, &recipe.demos).await.map_err(js_err)?;
+            let evaluation = core.evaluate(&recipe.eval_seeds).await.map_err(js_err)?;
+            recipe.sender = WgeResult { workflow: evaluation.workflow, neural: evaluation.neural };
+            let state = ShareState {
+                v: SHARE_VERSION,
+                view: "wge".into(),
+                task: TaskSpec::builtin(&task).map_err(js_err)?,
+                seed: recipe.first_seed,
+                config: None,
+                replay: Some(Replay::Workflows(recipe)),
+            };
+            state.validate(&[]).map_err(js_err)?;
+            Ok(to_js(&serde_json::json!({ "state": state, "evaluation": evaluation })))
+        })
+    }
+
+    /// Starts re-running a shared run (a `ShareState` from `Lab.parseShare`): its demonstrations
+    /// are replayed on their seeded pages and the session starts afresh with them pending.
+    /// Resolves `{demos, episodes}`; then `reproduceStep` until it says done, then `evaluateRun`.
+    #[wasm_bindgen(js_name = openRun)]
+    pub fn open_run(&self, state: JsValue) -> Promise {
+        let (core, plan) = (self.core.clone(), self.plan.clone());
+        future_to_promise(async move {
+            let state: ShareState = serde_wasm_bindgen::from_value(state).map_err(|e| js_err(format!("bad share state: {e}")))?;
+            state.validate(&[]).map_err(js_err)?;
+            let (Some(Replay::Workflows(recipe)), TaskSpec::Builtin { name: task }) = (state.replay, state.task) else {
+                return Err(js_err("this link carries no WGE run"));
+            };
+            let mut env = core.with_env().map_err(js_err)?;
+            let mut entries = Vec::new();
+            let mut failure = None;
+            for (i, d) in recipe.demos.iter().enumerate() {
+                match replay_demo(&mut env, &task, d).await {
+                    Ok(e) => entries.push(e),
+                    Err(why) => {
+                        failure = Some(format!("the shared demonstration #{} does not replay here ({why})", i + 1));
+                        break;
+                    }
+                }
+            }
+            core.envs.put(0, env);
+            if let Some(f) = failure {
+                return Err(js_err(f));
+            }
+            let mut fresh = State::with_seed(recipe.policy_seed);
+            fresh.task = Some(task);
+            fresh.tally.next_seed = recipe.first_seed;
+            *core.state.borrow_mut() = fresh;
+            *core.neural.borrow_mut() = None;
+            *core.neural_on.borrow_mut() = false;
+            let view = serde_json::json!({ "demos": entries.len(), "episodes": recipe.episodes });
+            *plan.borrow_mut() = Some(Plan { recipe, entries, next_demo: 0, next_event: 0 });
+            Ok(to_js(&view))
+        })
+    }
+
+    /// The shared run's next step: what happened before the next episode (demonstrations
+    /// added, DOMNet switched, a reload), then a DOMNet judging (`{kind: "judge", neural}`) or an
+    /// exploration episode (`{kind: "episode", episode}`), or `{kind: "done"}`.
+    #[wasm_bindgen(js_name = reproduceStep)]
+    pub fn reproduce_step(&self) -> Promise {
+        let (core, plan) = (self.core.clone(), self.plan.clone());
+        future_to_promise(async move {
+            loop {
+                let episodes = core.state.borrow().tally.episodes;
+                let (event, total) = {
+                    let mut p = plan.borrow_mut();
+                    let p = p.as_mut().ok_or_else(|| js_err("no shared run is open"))?;
+                    let event = p.recipe.events.get(p.next_event).filter(|e| e.at == episodes).map(|e| e.event.clone());
+                    if event.is_some() {
+                        p.next_event += 1;
+                    }
+                    (event, p.recipe.episodes)
+                };
+                let Some(event) = event else {
+                    if episodes >= total {
+                        return Ok(to_js(&serde_json::json!({ "kind": "done", "of": total })));
+                    }
+                    let episode = core.explore().await.map_err(js_err)?;
+                    return Ok(to_js(&serde_json::json!({ "kind": "episode", "episode": episode, "of": total })));
+                };
+                match event {
+                    WgeEvent::Demo => {
+                        let entry = {
+                            let mut p = plan.borrow_mut();
+                            let p = p.as_mut().expect("checked above");
+                            p.next_demo += 1;
+                            p.entries[p.next_demo - 1].clone()
+                        };
+                        core.state.borrow_mut().add(entry).map_err(js_err)?;
+                    }
+                    WgeEvent::NeuralOn => core.set_neural(true).map_err(js_err)?,
+                    WgeEvent::NeuralOff => core.set_neural(false).map_err(js_err)?,
+                    WgeEvent::NeuralDropped => core.drop_neural(),
+                    WgeEvent::Reload => core.reload().await.map_err(js_err)?,
+                    WgeEvent::Judge(n) => {
+                        let view = core.judge(n).await.map_err(js_err)?;
+                        return Ok(to_js(&serde_json::json!({ "kind": "judge", "neural": view, "episodes": episodes, "of": total })));
+                    }
+                }
+            }
+        })
+    }
+
+    /// Evaluates the re-run policies on the link's seeds: resolves to `{evaluation, sender,
+    /// same}`, `same` whether both policies' successes are the sender's.
+    #[wasm_bindgen(js_name = evaluateRun)]
+    pub fn evaluate_run(&self) -> Promise {
+        let (core, plan) = (self.core.clone(), self.plan.clone());
+        future_to_promise(async move {
+            let (seeds, sender) = {
+                let p = plan.borrow();
+                let p = p.as_ref().ok_or_else(|| js_err("no shared run is open"))?;
+                (p.recipe.eval_seeds.clone(), p.recipe.sender.clone())
+            };
+            let evaluation = core.evaluate(&seeds).await.map_err(js_err)?;
+            let same = evaluation.workflow == sender.workflow && evaluation.neural == sender.neural;
+            Ok(to_js(&serde_json::json!({ "evaluation": evaluation, "sender": sender, "same": same })))
+        })
+    }
+
+    /// A fingerprint (hex) of everything trained: the workflow policy's saved form (weights,
+    /// baselines, its generator's place) and what DOMNet learned ([`neural_fingerprint`]). Two
+    /// runs of one recipe give the same fingerprint.
+    pub fn fingerprint(&self) -> Promise {
+        let core = self.core.clone();
+        future_to_promise(async move {
+            let mut h = fnv1a(FNV_START, core.state.borrow().policy.to_json().as_bytes());
+            let taken = core.neural.borrow_mut().take();
+            if let Some(n) = taken {
+                let f = neural_fingerprint(&n).await;
+                *core.neural.borrow_mut() = Some(n);
+                h = fnv1a(h, &f.map_err(js_err)?.to_le_bytes());
+            }
+            Ok(JsValue::from(format!("{h:016x}")))
+        })
     }
 }
 
@@ -671,6 +1268,7 @@ fn read_file(label: &str, bytes: &[u8]) -> Result<Entry, String> {
                 final_observation: Some(d.final_observation),
                 reward: d.reward,
                 raw_reward: d.raw_reward,
+                played: None,
             })
         }
         Err(why) if why.contains("lab's own demonstrations") => {
@@ -697,6 +1295,7 @@ fn from_lab_demo(demo: Demonstration, source: DemoSource, label: String) -> Resu
         final_observation: None,
         reward: demo.reward,
         raw_reward: demo.raw_reward,
+        played: Some(Played { seed: demo.seed, data_mode: demo.data_mode, exact: demo.exact }),
     })
 }
 

@@ -3,7 +3,11 @@
 // (tests/fixtures/wge/) is imported, labelled as imported, and its induced lattice shows as
 // readable constraints with the workflow policy's weights; exploration runs a few episodes on
 // the live page with the workflow steps' matched elements drawn over it; and after a reload the
-// session (demonstration, episodes counted) is back.
+// session (demonstration, episodes counted) is back. A run of imported demonstrations cannot be
+// shared, and the Share button says why. A run of scripted demonstrations with DOMNet learning
+// resumes after a reload (DOMNet's counters and curve with it, a damaged checkpoint refused with
+// a message and the rest kept), and its share link, opened in a fresh page, re-runs it to the
+// same trained state and the same evaluation — twice in that tab.
 // Run by scripts/test.sh after `trunk build`: node --test tests/e2e/
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -108,5 +112,109 @@ test('the WGE view imports a demonstration, shows its lattice and explores with 
   assert.ok(gap < 1e-12, `the resumed probabilities differ by ${gap}`);
   assert.match(await text(page, '#wge-rec-status'), /weights resumed/);
   assert.equal(await page.evaluate(() => document.querySelector('#wge-demos .wge-source').textContent), 'imported file');
+
+  // An imported demonstration has no seeded page of ours: the link cannot carry it, and says so.
+  await page.click('#share');
+  await page.waitForFunction(() => /Could not make a share link/.test(document.getElementById('message-text').textContent), null, WAIT);
+  assert.match(await text(page, '#message-text'), /demonstration #1 \(.*\) is an imported file: it has no seeded page/);
+  assert.deepEqual(errors, []);
+});
+
+const idle = (page) => page.waitForFunction(() => !document.getElementById('wge-scripted').disabled && document.getElementById('busy').hidden, null, { timeout: 120_000, polling: 100 });
+const reloaded = async (page) => {
+  await page.reload();
+  await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 120_000 });
+};
+
+test('DOMNet resumes after a reload, and a shared run re-runs to the same result in a fresh page', { timeout: 300_000 }, async () => {
+  const { page, errors } = await openApp(app.context, `${app.server.url}#/wge`);
+  assert.equal(await page.evaluate(() => document.body.dataset.ready), 'true', await text(page, '#message-text'));
+  await page.evaluate(() => localStorage.setItem('weblab-hint-dismissed-wge', '1'));
+  await idle(page);
+  await page.click('#wge-clear');
+  await page.selectOption('#task', 'login-user');
+  await page.fill('#seed', '1');
+  await page.fill('#wge-scripted-count', '3');
+  await page.click('#wge-scripted');
+  await page.waitForFunction(() => document.querySelectorAll('#wge-demos .wge-demo').length === 3, null, WAIT);
+  await idle(page);
+  await page.check('#wge-neural');
+  await page.waitForFunction(() => /^DOMNet: /.test(document.getElementById('wge-neural-note').textContent), null, WAIT);
+  await page.uncheck('#wge-show');
+  await page.fill('#wge-episodes', '4');
+  await page.click('#wge-explore');
+  await page.waitForFunction(() => window.wgeView.tally().episodes === 4, null, { timeout: 120_000, polling: 100 });
+  await idle(page);
+  const neural = await page.evaluate(() => window.wgeView.neural());
+  assert.equal(neural.on, true);
+  assert.equal(neural.episodes, 4);
+  const curve = await page.evaluate(() => window.wgeView.curve().find((c) => c.name.startsWith('DOMNet')));
+  assert.ok(curve && curve.points.length === 1, JSON.stringify(curve));
+  const stored = await page.evaluate(() => new Promise((resolve) => {
+    indexedDB.open('weblab').onsuccess = (e) => {
+      e.target.result.transaction('state').objectStore('state').get('wge-session').onsuccess = (r) => {
+        const n = r.target.result.neural;
+        resolve({ binary: n.checkpoint instanceof Uint8Array, bytes: n.checkpoint.length });
+      };
+    };
+  }));
+  assert.ok(stored.binary, 'the checkpoint is stored as bytes');
+  console.log(`DOMNet's checkpoint in IndexedDB: ${(stored.bytes / 1e6).toFixed(2)} MB`);
+
+  // A reload: DOMNet's counters, its switch and its curve come back with the session.
+  await reloaded(page);
+  await page.waitForFunction(() => document.querySelectorAll('#wge-demos .wge-demo').length === 3, null, WAIT);
+  assert.match(await text(page, '#wge-rec-status'), /DOMNet resumed \(4 episodes seen, 0 updates; its replay starts empty\) and goes on learning/);
+  assert.deepEqual(await page.evaluate(() => window.wgeView.neural()), { ...neural, replay: 0 });
+  assert.equal(await page.evaluate(() => document.getElementById('wge-neural').checked), true);
+  assert.deepEqual(await page.evaluate(() => window.wgeView.curve().find((c) => c.name.startsWith('DOMNet'))), curve);
+
+  // Two more episodes after the reload, then the link: the run as a recipe and its evaluation.
+  await page.fill('#wge-episodes', '2');
+  await page.click('#wge-explore');
+  await page.waitForFunction(() => window.wgeView.tally().episodes === 6, null, { timeout: 120_000, polling: 100 });
+  await idle(page);
+  const trained = await page.evaluate(() => window.wgeView.fingerprint());
+  await page.click('#share');
+  await page.waitForFunction(() => !document.getElementById('share-box').hidden && document.getElementById('share-url').value.includes('#s='), null, { timeout: 120_000 });
+  const url = await page.evaluate(() => document.getElementById('share-url').value);
+  const sent = await text(page, '#wge-eval-note');
+  assert.match(sent, /^Greedy on 10 held-out seeds: workflow policy \d+\/10 · DOMNet \d+\/10\.$/);
+  assert.equal(await page.evaluate(() => document.querySelectorAll('#wge-eval-list li').length), 10);
+  assert.equal(await page.evaluate(() => window.wgeView.fingerprint()), trained, 'making the link changed nothing');
+  await page.screenshot({ path: join(shots, 'wge-shared.png') });
+
+  // A fresh page opens the link: the demonstrations replay, the run re-runs, the same result.
+  const { page: other, errors: otherErrors } = await openApp(app.context, url, await app.context.newPage());
+  await other.waitForFunction(() => !document.getElementById('wge-eval').hidden && document.getElementById('busy').hidden, null, { timeout: 180_000, polling: 200 });
+  assert.match(await text(other, '#wge-eval-note'), /the run reproduced\.$/, await text(other, '#message-text'));
+  assert.equal(await text(other, '#wge-eval-note'), `${sent} The same as the sender's link records: the run reproduced.`);
+  assert.equal(await other.evaluate(() => window.wgeView.tally().episodes), 6);
+  assert.equal(await other.evaluate(() => document.querySelectorAll('#wge-demos .wge-source-scripted').length), 3);
+  assert.equal(await other.evaluate(() => window.wgeView.fingerprint()), trained, 'the re-run trained the same weights');
+  await other.screenshot({ path: join(shots, 'wge-reproduced.png') });
+  // The same recipe again in this tab: the same weights again.
+  await other.evaluate(() => window.wgeView.openShare(window.wasmBindings.Lab.parseShare(location.hash, [])));
+  assert.equal(await other.evaluate(() => window.wgeView.fingerprint()), trained, 'a second re-run in one tab trained the same weights');
+  assert.match(await text(other, '#wge-eval-note'), /the run reproduced\.$/);
+  assert.deepEqual(otherErrors, []);
+  await other.close();
+
+  // A damaged checkpoint: DOMNet does not resume, says why, and the rest of the session does.
+  await page.evaluate(() => new Promise((resolve) => {
+    indexedDB.open('weblab').onsuccess = (e) => {
+      const store = e.target.result.transaction('state', 'readwrite').objectStore('state');
+      store.get('wge-session').onsuccess = (r) => {
+        const rec = r.target.result;
+        rec.neural.checkpoint = new Uint8Array([87, 76, 68, 79, 77, 78, 69, 84, 1, 2, 3]);
+        store.put(rec, 'wge-session').onsuccess = resolve;
+      };
+    };
+  }));
+  await reloaded(page);
+  await page.waitForFunction(() => document.querySelectorAll('#wge-demos .wge-demo').length === 3, null, WAIT);
+  assert.match(await text(page, '#wge-rec-status'), /6 episodes explored; the workflow policy's weights resumed with it\. DOMNet did not resume: its saved checkpoint is damaged/);
+  assert.equal(await page.evaluate(() => window.wgeView.neural().on), false);
+  assert.equal(await page.evaluate(() => document.getElementById('wge-neural').checked), false);
   assert.deepEqual(errors, []);
 });
