@@ -163,3 +163,56 @@ async fn workflow_exploration_from_ten_demonstrations_learns_login_user() {
     assert!(last >= first + 0.2, "exploration success {first:.2} → {last:.2}");
     assert!(test >= 0.9, "test-mode success {test:.2}");
 }
+
+/// DOMNet's training in the tab is deterministic, which a WGE share link's re-run relies on: two
+/// policies built with one seed, fed the same successful login-user episodes (enough for replay
+/// updates), trained on-policy on the same seeds (sampled actions) and judged greedily on the
+/// same pages (which grows their vocabularies) end with bit-identical weights, vocabularies and
+/// counters (`web::wge::neural_fingerprint`); so does each after going through its checkpoint
+/// and Adam's moments, as a reload does, and one more update.
+#[wasm_bindgen_test]
+async fn domnet_training_in_the_tab_is_deterministic() {
+    use weblab::learn::Agent;
+    use weblab::web::wge::neural_fingerprint;
+    use weblab::learn::checkpoint::Precision;
+    use weblab::wge::domnet_config::NeuralConfig;
+    use weblab::wge::neural::NeuralPolicy;
+    use weblab::wge::replay::ReplayEpisode;
+
+    let config = EnvConfig { max_steps: Some(30), hold_clock: true, ..EnvConfig::default() };
+    let mut env = IframeEnv::new(new_frame(), config);
+    let task = "login-user";
+    let spec = TaskSpec::Builtin { name: task.into() };
+    let mut episodes = Vec::new();
+    for seed in 1..=4 {
+        let (steps, _, reward) = oracle_demonstration(&mut env, task, seed).await;
+        episodes.push(ReplayEpisode::new(steps.into_iter().map(|s| (s.observation, s.action)).collect(), reward));
+    }
+    // Small replay settings so that a few episodes reach replay updates.
+    let cfg = NeuralConfig { replay_min_group: 2, replay_every: 2, replay_steps: 2, ..NeuralConfig::default() };
+    let device = burn::prelude::Device::flex().autodiff();
+    let mut runs = Vec::new();
+    for _ in 0..2 {
+        let mut n = NeuralPolicy::new(cfg.clone(), &device).unwrap();
+        for ep in &episodes {
+            n.observe_exploration(ep.clone()).await.unwrap();
+        }
+        for seed in 50..52 {
+            n.train_on_policy(&mut env, &spec, seed).await.unwrap();
+        }
+        n.evaluate(&mut env, &spec, 100..103).await.unwrap();
+        let trained = neural_fingerprint(&n).await.unwrap();
+        // Through its saved form, then one more update on the same episodes.
+        let (checkpoint, moments) = (n.checkpoint(&[task.into()], Precision::Full).await.unwrap(), n.optimizer_state().await.unwrap().unwrap());
+        let mut back = NeuralPolicy::from_checkpoint(&checkpoint, &device).unwrap();
+        back.load_optimizer_state(&moments).unwrap();
+        assert_eq!(neural_fingerprint(&back).await.unwrap(), trained, "the checkpoint brought back other weights");
+        let refs: Vec<&ReplayEpisode> = episodes.iter().collect();
+        back.update(&refs).await.unwrap();
+        let after = neural_fingerprint(&back).await.unwrap();
+        assert!(n.counters.updates >= 4, "the run reached {} updates", n.counters.updates);
+        runs.push((trained, after));
+    }
+    assert_eq!(runs[0].0, runs[1].0, "two runs of one recipe trained different DOMNets");
+    assert_eq!(runs[0].1, runs[1].1, "two runs differ after going through their saved form");
+}
