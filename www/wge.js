@@ -118,7 +118,7 @@ export function initWge(ctx) {
       el('span', { className: `wge-source wge-source-${d.source}`, textContent: SOURCE_LABEL[d.source] || d.source }),
       el('span', { className: 'wge-demo-name', textContent: `#${d.index + 1} ${d.label}` }),
       el('span', { className: 'quiet', textContent: `${plural(d.positions.length, 'action')} · raw reward ${d.raw_reward} · ${plural(d.program_count, 'workflow step')} induced` }));
-    const remove = el('button', { type: 'button', className: 'secondary small', textContent: 'Remove', title: 'Remove this demonstration (the workflow policy starts again over the others)' });
+    const remove = el('button', { type: 'button', className: 'secondary small', textContent: 'Remove', title: 'Remove this demonstration (the workflow policy, and DOMNet when it learns, start again over the others)' });
     remove.addEventListener('click', (e) => {
       e.preventDefault();
       if (exploring || recording) return;
