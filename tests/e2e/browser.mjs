@@ -22,6 +22,23 @@ export async function launch(viewport = { width: 1280, height: 800 }) {
   return context;
 }
 
+// Runs `fn` with a fresh browser profile (its own IndexedDB and storage), closed after.
+export async function withBrowser(fn, viewport) {
+  const context = await launch(viewport);
+  try {
+    return await fn(context);
+  } finally {
+    await context.close();
+  }
+}
+
+// An element's text, trimmed.
+export const text = (page, sel) => page.textContent(sel).then((t) => t.trim());
+
+// Waits until the app's message line matches `re`.
+export const messageMatching = (page, re, timeout = 60_000) =>
+  page.waitForFunction((src) => new RegExp(src).test(document.getElementById('message-text').textContent), re.source, { timeout });
+
 // Opens the app and waits until it has started (or failed visibly).
 export async function openApp(context, url, page = null) {
   page = page || context.pages()[0] || await context.newPage();

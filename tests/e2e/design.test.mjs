@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launch, openApp } from './browser.mjs';
+import { messageMatching, openApp, text, withBrowser } from './browser.mjs';
 import { servedApp } from './fixture.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -16,18 +16,6 @@ mkdirSync(shots, { recursive: true });
 
 const app = servedApp({ browser: false });
 
-async function withBrowser(fn, viewport) {
-  const context = await launch(viewport);
-  try {
-    return await fn(context);
-  } finally {
-    await context.close();
-  }
-}
-
-const text = (page, sel) => page.textContent(sel).then((t) => t.trim());
-const messageMatching = (page, re, timeout = 60_000) =>
-  page.waitForFunction((src) => new RegExp(src).test(document.getElementById('message-text').textContent), re.source, { timeout });
 
 // The view has rendered what it was asked to (no render queued or running).
 const settled = (page) => page.waitForFunction(() => document.getElementById('design-status').dataset.busy === 'false', null, { timeout: 60_000 });

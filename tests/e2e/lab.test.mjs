@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DIST } from './serve.mjs';
-import { launch, openApp } from './browser.mjs';
+import { messageMatching, openApp, text, withBrowser } from './browser.mjs';
 import { servedApp } from './fixture.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -17,19 +17,7 @@ mkdirSync(shots, { recursive: true });
 
 const app = servedApp({ browser: false });
 
-async function withBrowser(fn, viewport) {
-  const context = await launch(viewport);
-  try {
-    return await fn(context);
-  } finally {
-    await context.close();
-  }
-}
-
-const text = (page, sel) => page.textContent(sel).then((t) => t.trim());
 const stepTexts = (page) => page.$$eval('#steps li', (lis) => lis.map((li) => li.textContent));
-const messageMatching = (page, re, timeout = 60_000) =>
-  page.waitForFunction((src) => new RegExp(src).test(document.getElementById('message-text').textContent), re.source, { timeout });
 
 async function pauseWatch(page) {
   if ((await text(page, '#play')) === 'Pause') await page.click('#play');

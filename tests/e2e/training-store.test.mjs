@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launch, openApp } from './browser.mjs';
+import { messageMatching, openApp, text, withBrowser } from './browser.mjs';
 import { servedApp } from './fixture.mjs';
 
 const shots = join(dirname(fileURLToPath(import.meta.url)), 'artifacts');
@@ -19,18 +19,6 @@ mkdirSync(shots, { recursive: true });
 const WAIT = { timeout: 120_000, polling: 100 };
 const app = servedApp({ browser: false });
 
-async function withBrowser(fn) {
-  const context = await launch();
-  try {
-    return await fn(context);
-  } finally {
-    await context.close();
-  }
-}
-
-const text = (page, sel) => page.textContent(sel).then((t) => t.trim());
-const messageMatching = (page, re) =>
-  page.waitForFunction((src) => new RegExp(src).test(document.getElementById('message-text').textContent), re.source, WAIT);
 const steps = (page) => page.evaluate(() => Number(document.getElementById('tr-steps').textContent.replace(/,/g, '')));
 
 // The stored record, through the app's own store.
@@ -62,7 +50,7 @@ test('a saved run of another format version is refused with a message and kept',
       await saveRun(page, { ...record, schema });
       await page.reload();
       await page.waitForFunction(() => document.body.dataset.ready === 'true', null, WAIT);
-      await messageMatching(page, why);
+      await messageMatching(page, why, WAIT.timeout);
       assert.match(await text(page, '#message-text'), /It stays saved in this browser; Start begins a new run, which replaces it\.$/);
       assert.equal(await text(page, '#train-status'), 'The saved run was not resumed.');
       assert.equal(await page.isDisabled('#train-start'), false, 'the app stays usable');
@@ -104,7 +92,7 @@ test('a damaged snapshot gives a message, never a panic, and the app stays usabl
       await saveRun(page, { ...good, ...change, status: 'running' });
       await page.reload();
       await page.waitForFunction(() => document.body.dataset.ready === 'true', null, WAIT);
-      await messageMatching(page, want);
+      await messageMatching(page, want, WAIT.timeout);
       assert.match(await text(page, '#message-text'), /It stays in this browser; Start begins a new run\.$/, name);
       await page.waitForFunction(() => !document.getElementById('train-start').disabled, null, WAIT);
       assert.equal(await page.isDisabled('#train-stop'), true, `${name}: nothing runs`);
@@ -115,7 +103,7 @@ test('a damaged snapshot gives a message, never a panic, and the app stays usabl
     await saveRun(page, { ...good, optimizer: nanMoments, status: 'running' });
     await page.reload();
     await page.waitForFunction(() => document.body.dataset.ready === 'true', null, WAIT);
-    await messageMatching(page, /^Resumed with fresh Adam moments: the saved optimizer state is damaged: a moment is not a finite number/);
+    await messageMatching(page, /^Resumed with fresh Adam moments: the saved optimizer state is damaged: a moment is not a finite number/, WAIT.timeout);
     await page.waitForFunction((n) => Number(document.getElementById('tr-steps').textContent.replace(/,/g, '')) > n, good.env_steps, WAIT);
     await page.click('#train-stop');
     await page.waitForFunction(() => !document.getElementById('train-start').disabled, null, WAIT);
@@ -134,7 +122,7 @@ test('a snapshot over the storage quota is not saved; training goes on and the p
     // The browser's quota for this origin, far below a snapshot's size.
     const cdp = await context.newCDPSession(page);
     await cdp.send('Storage.overrideQuotaForOrigin', { origin: new URL(app.server.url).origin, quotaSize: 1024 });
-    await messageMatching(page, /^Training goes on, but its snapshot at step [\d,]+ was not saved in this browser: the browser's storage for this site is full \(QuotaExceededError\)\. The previous snapshot, at step [\d,]+, stays/);
+    await messageMatching(page, /^Training goes on, but its snapshot at step [\d,]+ was not saved in this browser: the browser's storage for this site is full \(QuotaExceededError\)\. The previous snapshot, at step [\d,]+, stays/, WAIT.timeout);
     const message = await text(page, '#message-text');
     const previous = Number(message.match(/previous snapshot, at step ([\d,]+)/)[1].replace(/,/g, ''));
     assert.ok(previous >= first);
@@ -168,13 +156,13 @@ test('a run whose tab crashed twice in a row waits for the Resume button', { tim
     // The first crash: the next start resumes the run, as a reload does.
     await crash(page);
     ({ page } = await openApp(context, `${app.server.url}#/train`, await context.newPage()));
-    await messageMatching(page, /^Resumed the training run saved at step [\d,]+, after the tab closed unexpectedly\./);
+    await messageMatching(page, /^Resumed the training run saved at step [\d,]+, after the tab closed unexpectedly\./, WAIT.timeout);
     await page.waitForFunction((n) => Number(document.getElementById('tr-steps').textContent.replace(/,/g, '')) > n, saved, WAIT);
 
     // The second in a row: the run is not restarted; a button offers it.
     await crash(page);
     ({ page } = await openApp(context, `${app.server.url}#/train`, await context.newPage()));
-    await messageMatching(page, /^The tab closed unexpectedly 2 times in a row while this run was training, so it was not restarted\. Its snapshot at step [\d,]+ is kept: press "Resume the saved run"/);
+    await messageMatching(page, /^The tab closed unexpectedly 2 times in a row while this run was training, so it was not restarted\. Its snapshot at step [\d,]+ is kept: press "Resume the saved run"/, WAIT.timeout);
     assert.equal(await page.isVisible('#train-resume'), true);
     await page.screenshot({ path: join(shots, 'train-crash-held.png') });
     assert.equal(await page.isDisabled('#train-stop'), true, 'nothing runs');
@@ -185,7 +173,7 @@ test('a run whose tab crashed twice in a row waits for the Resume button', { tim
     // A reload in this state does not restart it either.
     await page.reload();
     await page.waitForFunction(() => document.body.dataset.ready === 'true', null, WAIT);
-    await messageMatching(page, /closed unexpectedly 3 times in a row/);
+    await messageMatching(page, /closed unexpectedly 3 times in a row/, WAIT.timeout);
     assert.equal(await page.isDisabled('#train-stop'), true);
 
     // The button resumes it.
@@ -196,7 +184,7 @@ test('a run whose tab crashed twice in a row waits for the Resume button', { tim
     // A clean exit (a reload) then resets the count: the next start resumes at once.
     await page.reload();
     await page.waitForFunction(() => document.body.dataset.ready === 'true', null, WAIT);
-    await messageMatching(page, /^Resumed the training run saved at step [\d,]+\.$/);
+    await messageMatching(page, /^Resumed the training run saved at step [\d,]+\.$/, WAIT.timeout);
     await page.click('#train-stop');
     await page.waitForFunction(() => !document.getElementById('train-start').disabled, null, WAIT);
   });
