@@ -6,6 +6,7 @@
 // ({number_of_pages, action, action_page}) and the task {source: 'generated', name, design}.
 // Every call on the page goes through one queue: the environment serves one call at a time.
 import { errorText } from './app.js';
+import { download } from './download.js';
 import { clearOverlay, drawNavigator } from './overlay.js';
 
 const $ = (id) => document.getElementById(id);
@@ -29,15 +30,6 @@ function el(tag, attrs = {}, ...children) {
   }
   for (const c of children) e.append(c);
   return e;
-}
-
-function download(name, text, type = 'application/json') {
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const a = Object.assign(document.createElement('a'), { href: url, download: name });
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
 export function nameProblem(name) {

@@ -3,17 +3,9 @@
 // before each action). A finished recording is saved as a demonstration file, and a file can be
 // replayed on the same seeded page to check it reaches the same reward.
 import { errorText } from './app.js';
+import { download } from './download.js';
 
 const $ = (id) => document.getElementById(id);
-
-function download(name, text, type = 'application/json') {
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const a = Object.assign(document.createElement('a'), { href: url, download: name });
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
 
 export function initPlay(ctx) {
   const lab = ctx.lab;

@@ -10,6 +10,7 @@ import { TrainingSession } from './training.js';
 import { LineChart } from './charts.js';
 import * as store from './store.js';
 import { errorText } from './app.js';
+import { download } from './download.js';
 import { holdCover } from './overlay.js';
 import { initCurriculum } from './curriculum.js';
 
@@ -37,14 +38,8 @@ const AUTO_RESUMES_AFTER_CRASHES = 1;
 // The page a generated site renders in (tasks/gminiwob.html), as the Design view sizes it.
 const SITE_SIZE = [400, 640];
 
-function download(name, bytes) {
-  const url = URL.createObjectURL(new Blob([bytes], { type: 'application/octet-stream' }));
-  const a = Object.assign(document.createElement('a'), { href: url, download: name });
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
+// Checkpoints download as bytes.
+const downloadBytes = (name, bytes) => download(name, bytes, 'application/octet-stream');
 
 const fmtInt = (n) => Math.round(n).toLocaleString('en-US');
 const fileName = (s) => s.replace(/[^\w.+-]+/g, '_').slice(0, 80);
@@ -596,9 +591,9 @@ export function initTrain(ctx) {
       if (!exportWanted) return;
       exportWanted = false;
       if (request.agent === NAVIGATOR) {
-        download(`weblab-navigator-${fileName(generatorLabel(request.generator))}-${e.detail.updates}.wln`, e.detail.bytes);
+        downloadBytes(`weblab-navigator-${fileName(generatorLabel(request.generator))}-${e.detail.updates}.wln`, e.detail.bytes);
       } else {
-        download(`weblab-${request.tasks.map((t) => t.name).join('+').slice(0, 60)}-${e.detail.updates}.wlq`, e.detail.bytes);
+        downloadBytes(`weblab-${request.tasks.map((t) => t.name).join('+').slice(0, 60)}-${e.detail.updates}.wlq`, e.detail.bytes);
       }
     });
     session.addEventListener('done', (e) => {
@@ -775,9 +770,9 @@ export function initTrain(ctx) {
       exportWanted = true;
       session.requestCheckpoint();
     } else if (mode === NAVIGATOR && navModel) {
-      download(`${fileName(navModel.name)}.wln`, navModel.bytes);
+      downloadBytes(`${fileName(navModel.name)}.wln`, navModel.bytes);
     } else if (mode === DQN && ctx.userModel) {
-      download(`${fileName(ctx.userModel.name)}.wlq`, ctx.userModel.bytes);
+      downloadBytes(`${fileName(ctx.userModel.name)}.wlq`, ctx.userModel.bytes);
     }
   });
   // A navigator checkpoint (.wln): checked by loading it (the lab's navigator, for judging); the
