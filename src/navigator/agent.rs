@@ -565,21 +565,30 @@ mod tests {
     #[test]
     fn greedy_and_sampled_choices_are_always_open() {
         let mut nav = Navigator::new(small(), &Device::flex().autodiff(), 3).unwrap();
+        let (s, mut mem) = partly_acted(&mut nav);
+        for i in 0..200 {
+            let a = block_on(nav.act(&s, i % 10 == 0)).unwrap().unwrap();
+            assert!(s.is_open(a), "{a:?} was closed");
+        }
+        assert_nothing_left(&mut nav, &s, &mut mem);
+    }
+
+    /// The fixture page after three choices, so some are open and some closed.
+    fn partly_acted(nav: &mut Navigator) -> (NavState, EpisodeMemory) {
         let mut mem = EpisodeMemory::default();
         let s0 = nav.encode(&observation(), &mut mem, true);
         mem.acted(&s0, NavAction::Set { field: 0, element: 1 });
         mem.acted(&s0, NavAction::Set { field: 1, element: 1 });
         mem.acted(&s0, NavAction::Click { element: 1 });
-        let s = nav.encode(&observation(), &mut mem, true);
-        for i in 0..200 {
-            let a = block_on(nav.act(&s, i % 10 == 0)).unwrap().unwrap();
-            assert!(s.is_open(a), "{a:?} was closed");
-        }
-        // With every choice taken, nothing is chosen.
+        (nav.encode(&observation(), &mut mem, true), mem)
+    }
+
+    /// With every choice on the fixture page taken, nothing is chosen.
+    fn assert_nothing_left(nav: &mut Navigator, s: &NavState, mem: &mut EpisodeMemory) {
         for a in [NavAction::Set { field: 0, element: 0 }, NavAction::Set { field: 1, element: 0 }, NavAction::Click { element: 0 }] {
-            mem.acted(&s, a);
+            mem.acted(s, a);
         }
-        let none = nav.encode(&observation(), &mut mem, true);
+        let none = nav.encode(&observation(), mem, true);
         assert_eq!(block_on(nav.act(&none, false)).unwrap(), None);
     }
 
@@ -676,12 +685,7 @@ mod tests {
         for eps in [1.0, 0.5, 0.0] {
             let cfg = NavigatorConfig { dqn_epsilon_start: eps, dqn_epsilon_end: eps, ..dqn() };
             let mut nav = Navigator::new(cfg, &Device::flex().autodiff(), 3).unwrap();
-            let mut mem = EpisodeMemory::default();
-            let s0 = nav.encode(&observation(), &mut mem, true);
-            mem.acted(&s0, NavAction::Set { field: 0, element: 1 });
-            mem.acted(&s0, NavAction::Set { field: 1, element: 1 });
-            mem.acted(&s0, NavAction::Click { element: 1 });
-            let s = nav.encode(&observation(), &mut mem, true);
+            let (s, mut mem) = partly_acted(&mut nav);
             let open = (0..s.choices()).filter(|&i| s.is_open(choice_at(&s, i))).count();
             assert!(open >= 2 && open < s.choices(), "some choices open, some closed");
             let mut seen = HashSet::new();
@@ -696,11 +700,7 @@ mod tests {
             // Q's argmax is an open choice even when a closed one scores higher.
             let q = block_on(nav.q_values(&s)).unwrap();
             assert_eq!(q.len(), open);
-            for a in [NavAction::Set { field: 0, element: 0 }, NavAction::Set { field: 1, element: 0 }, NavAction::Click { element: 0 }] {
-                mem.acted(&s, a);
-            }
-            let none = nav.encode(&observation(), &mut mem, true);
-            assert_eq!(block_on(nav.act(&none, false)).unwrap(), None);
+            assert_nothing_left(&mut nav, &s, &mut mem);
         }
     }
 
