@@ -28,6 +28,7 @@ use weblab::env::{EnvConfig, Environment, TaskSpec, builtin_task};
 use weblab::policy::Policy;
 use weblab::policy::oracle::{Script, scripted};
 use weblab::web::IframeEnv;
+use weblab::web::util::yield_now;
 use weblab::wge::config::WgeConfig;
 use weblab::wge::explore::{EpisodeEnd, run_episode, train_episode};
 use weblab::wge::domnet_config::NeuralConfig;
@@ -165,6 +166,7 @@ impl Neural {
                 Ok(ep) => wins += (ep.ret >= 1.0) as u32,
                 Err(e) => self.error(format!("test episode {seed}: {e}")),
             }
+            yield_now().await;
         }
         wins
     }
@@ -273,6 +275,9 @@ async fn bench_workflow_policy_on_table_1_tasks() {
             if let Some(nn) = neural.as_mut() {
                 nn.observe(&mut env, &spec, sched.on_policy, ReplayEpisode::from(&ep)).await;
             }
+            // Same-page resets and steps need not yield to the browser: without this, the
+            // driver's polls of the test page wait out a whole task and time out after 300 s.
+            yield_now().await;
         }
         let train_s = now_s() - t_train;
         let explore_s = train_s - neural.as_ref().map_or(0.0, |n| n.train_s);
@@ -300,6 +305,7 @@ async fn bench_workflow_policy_on_table_1_tasks() {
         let mut test_wins = 0;
         for s in 0..test {
             test_wins += run_episode(&mut env, &mut policy, &spec, TEST_SEEDS + s, Mode::Test).await.unwrap().succeeded() as u32;
+            yield_now().await;
         }
         let workflow_test_s = now_s() - t_test;
         let note = match (failed_demos, empty_positions) {
