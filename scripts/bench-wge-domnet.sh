@@ -6,7 +6,7 @@
 # the same held-out seeds; wall-clock split into exploration, DOMNet training and test.
 # The schedule's defaults are the paper's (NeuralConfig: every 5 episodes 30 gradient steps on 5
 # replayed episodes, a group sampled once it holds 100, one on-policy episode per round); the
-# README's run overrides them to fit an hour on the 2-core machine (see README).
+# README's run overrides them to fit an hour on the 2-core machine: 3000 100 1 "" 20 5 10 1 (why: README).
 # Usage: scripts/bench-wge-domnet.sh [EPISODES (3000)] [TEST SEEDS (100)] [SEED (1)] [TASKS (all)]
 #        [REPLAY_EVERY (5)] [REPLAY_STEPS (30)] [MIN_GROUP (100)] [ON_POLICY (1)]
 set -euo pipefail
