@@ -2,7 +2,7 @@
 //! Adam, the loss read back) natively on the CPU backend or, built with `--features native-wgpu`,
 //! on burn's wgpu backend: the figure behind "what would a GPU give" (issue: training speed).
 //! Usage: cargo run --release [--features native-wgpu] --example bench_update -- \
-//!          [flex|wgpu] [paper|reference-code|code-sizes] [updates] [batch]
+//!          [flex|wgpu] [paper|reference-code|code-sizes|fast-tab] [updates] [batch]
 //! The replay is filled by the page-graph simulator's tasks under the agent's own exploration; the
 //! first 10 updates (kernel compilation, autotuning, allocation) are reported apart. Each timed
 //! update's phases are averaged into a profile (`dom_q_net::bench`, which the tab's

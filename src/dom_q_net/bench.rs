@@ -36,13 +36,14 @@ pub struct UpdateBench {
     pub goal_tokens: f64,
 }
 
-/// The preset by its benchmark name: `paper`, `reference-code` or `code-sizes`.
+/// The preset by its benchmark name: `paper`, `reference-code`, `code-sizes` or `fast-tab`.
 pub fn preset(name: &str) -> Result<DqnConfig, String> {
     match name {
         "paper" => Ok(DqnConfig::default()),
         "reference-code" => Ok(DqnConfig::reference_code()),
         "code-sizes" => Ok(DqnConfig::code_sizes()),
-        other => Err(format!("unknown preset {other} (paper, reference-code or code-sizes)")),
+        "fast-tab" => Ok(DqnConfig::fast_tab()),
+        other => Err(format!("unknown preset {other} (paper, reference-code, code-sizes or fast-tab)")),
     }
 }
 

@@ -633,9 +633,16 @@ impl Lab {
         to_js(&DqnConfig::code_sizes())
     }
 
+    /// The preset for the 9-task set in a tab ([`DqnConfig::fast_tab`]): the code's sizes with
+    /// a minibatch of 32 and Adam 3e-4.
+    #[wasm_bindgen(js_name = fastTabDqnConfig)]
+    pub fn fast_tab_dqn_config() -> JsValue {
+        to_js(&DqnConfig::fast_tab())
+    }
+
     /// Times DOM-Q-Net's update on the CPU backend in this tab, phase by phase, with the
     /// simulator's pages (`dom_q_net::bench`; `bench-dqn --update-profile`). A benchmark: it
-    /// runs on the calling thread. `preset`: paper, reference-code or code-sizes.
+    /// runs on the calling thread. `preset`: paper, reference-code, code-sizes or fast-tab.
     #[wasm_bindgen(js_name = benchDqnUpdate)]
     pub fn bench_dqn_update(preset: String, updates: usize, batch: usize) -> Promise {
         use crate::dom_q_net::bench;

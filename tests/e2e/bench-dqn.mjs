@@ -5,7 +5,7 @@
 //
 //   node tests/e2e/bench-dqn.mjs [--tasks a,b] [--backends cpu,webgpu] [--easy-budget 5000]
 //        [--medium-budget 50000] [--webgpu-budget 1000] [--config JSON] [--seed N] [--log-every S]
-//        [--preset paper|reference-code|code-sizes]
+//        [--preset paper|reference-code|code-sizes|fast-tab]
 //   node tests/e2e/bench-dqn.mjs --multitask [--budget 100000] [--backends cpu]
 //   node tests/e2e/bench-dqn.mjs --update-profile [--updates 100] [--batch 128] [--preset P]
 //        (the update alone on the CPU backend in the tab, phase by phase, on the simulator's
@@ -28,7 +28,9 @@ const { values: args } = parseArgs({
     config: { type: 'string', default: '{}' },
     // reference-code: DqnConfig::reference_code(), every choice of the authors' code;
     // code-sizes: DqnConfig::code_sizes(), the paper's with the code's smaller network (37-d
-    // local module, 128/64/32 streams; called reference-code before). --config fields go on top.
+    // local module, 128/64/32 streams; called reference-code before); fast-tab:
+    // DqnConfig::fast_tab(), code-sizes with a batch of 32 and Adam 3e-4 (the 9-task set in a tab). --config
+    // fields go on top.
     preset: { type: 'string', default: 'paper' },
     seed: { type: 'string', default: '1' },
     'log-every': { type: 'string', default: '30' },
@@ -40,8 +42,8 @@ const { values: args } = parseArgs({
 // The paper's multitask set (§4.2).
 const PAPER_9 = ['click-checkboxes', 'click-option', 'click-tab-2', 'email-inbox-delete', 'enter-password', 'enter-text',
   'enter-text-dynamic', 'login-user', 'navigate-tree'];
-const PRESETS = { 'reference-code': 'referenceCodeDqnConfig', 'code-sizes': 'codeSizesDqnConfig' };
-if (args.preset !== 'paper' && !PRESETS[args.preset]) throw new Error(`unknown --preset ${args.preset} (paper, reference-code or code-sizes)`);
+const PRESETS = { 'reference-code': 'referenceCodeDqnConfig', 'code-sizes': 'codeSizesDqnConfig', 'fast-tab': 'fastTabDqnConfig' };
+if (args.preset !== 'paper' && !PRESETS[args.preset]) throw new Error(`unknown --preset ${args.preset} (paper, ${Object.keys(PRESETS).join(', ')})`);
 let config = JSON.parse(args.config);
 const backends = args.backends.split(',').filter(Boolean);
 const fmt = (x, d = 1) => (x == null ? '-' : Number(x).toFixed(d));
@@ -50,7 +52,7 @@ const rows = [];
 const notes = [];
 function report() {
   console.log('\nsteps to 90% = environment steps until the success rate over the last 100 episodes first reached 90% (noisy-net exploration on);');
-  console.log('act ms = one forward pass to choose an action (inference latency); env ms = the page performing it; update ms = one double-DQN update (batch 128).');
+  console.log(`act ms = one forward pass to choose an action (inference latency); env ms = the page performing it; update ms = one double-DQN update (batch ${config.batch_size ?? 128}).`);
   console.table(rows);
   console.log(notes.join('\n'));
 }
@@ -118,12 +120,15 @@ try {
             task: t.task, backend: r.backend,
             'solved at (its steps)': t.solved_at_frames ?? `not in ${t.frames}`,
             'solved at (all frames)': t.solved_at_total ?? '-',
+            'solved at (min)': t.solved_at_ms != null ? fmt(t.solved_at_ms / 60000, 1) : '-',
             'success % (last 100)': fmt(100 * t.stats.success_rate_100, 0),
           });
         }
         const total = all ? Math.max(...r.tasks.map((t) => t.solved_at_total)) : null;
-        console.log(`\nmultitask (9 tasks): ${all ? `all solved after ${total} frames in all` : `not all solved within ${r.env_steps} frames`} (the paper: about 63,000); ` +
-          `${fmt(r.active_s / 60)} min of training, ${fmt(r.updates_per_s)} updates/s, ${fmt(r.act_ms, 2)} ms per action, ` +
+        const minutes = all ? Math.max(...r.tasks.map((t) => t.solved_at_ms)) / 60000 : null;
+        console.log(`\nmultitask (9 tasks): ${all ? `all solved after ${total} frames in all, ${fmt(minutes)} min of training` : `not all solved within ${r.env_steps} frames`} (the paper: about 63,000); ` +
+          `${fmt(r.active_s / 60)} min of training, ${fmt(r.updates_per_s)} updates/s, ${fmt(r.steps_per_s)} steps/s; per step ` +
+          `${fmt(r.act_ms, 2)} ms acting, ${fmt(r.env_ms, 1)} ms in the page, ${fmt(r.update_ms, 1)} ms updating (batch ${config.batch_size ?? 128}); ` +
           `main-thread long tasks: ${lt.count} (worst ${fmt(lt.worst_ms, 0)} ms)`);
       } else {
         const t = r.tasks[0];
