@@ -280,10 +280,10 @@ impl ShareState {
                     return Err(ShareError(format!("its episode has {} actions (at most {MAX_ACTIONS})", actions.len())));
                 }
                 for a in actions {
-                    if let Some(t) = a.text() {
-                        if t.chars().count() > MAX_TEXT {
-                            return Err(ShareError("it types an overly long text".into()));
-                        }
+                    if let Some(t) = a.text()
+                        && t.chars().count() > MAX_TEXT
+                    {
+                        return Err(ShareError("it types an overly long text".into()));
                     }
                 }
             }
