@@ -514,7 +514,6 @@ export function initWge(ctx) {
       render();
       end.say('Evaluating the re-run policies on the link\'s seeds…');
       const r = await session.evaluateRun();
-      clearOverlay($('overlay'));
       showEvaluation(r.evaluation, r.sender, r.same);
       if (!r.same) ctx.message($('wge-eval-note').textContent);
     } catch (e) {
@@ -525,6 +524,7 @@ export function initWge(ctx) {
       exploreRunning = false;
       render();
     }
+    await showPage(); // evaluation left its last seed's page: show the chosen seed's, with its instruction
   }
 
   async function judgeNeural(episodes) {
@@ -679,10 +679,10 @@ export function initWge(ctx) {
         showEvaluation(r.evaluation);
         return r.state;
       } finally {
-        clearOverlay($('overlay')); // the page shows the last evaluation seed now
         end();
         exploring = false;
         setButtons();
+        await showPage(); // evaluation left its last seed's page: show the chosen seed's, with its instruction
       }
     },
     openShare(state) { return reproduce(state); },
