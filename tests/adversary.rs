@@ -198,4 +198,8 @@ fn a_run_resumed_from_its_snapshot_goes_on_exactly() {
     bad[mid] ^= 0xff;
     assert!(PopulationTrainer::resume(&bad, adversary(objective, 6), &dev()).err().unwrap().contains("damaged"));
     assert!(PopulationTrainer::resume(&snapshot, adversary(Objective::FlexiblePaired, 6), &dev()).err().unwrap().contains("CoDE"));
+    // The same objective with another alpha: the message names both and the flags to give.
+    let other_alpha = Adversary::new(AdversaryConfig::default(), ObjectiveConfig { alpha: 0.8, ..ObjectiveConfig::new(objective) }, &dev(), 6).unwrap();
+    let err = PopulationTrainer::resume(&snapshot, other_alpha, &dev()).err().unwrap();
+    assert!(err.contains("alpha 0.9") && err.contains("alpha 0.8") && err.contains("--alpha"), "{err}");
 }

@@ -285,14 +285,25 @@ impl Adversary {
         };
         let (ckpt, adam) = (part()?, part()?);
         let mut loaded = Adversary::load(ckpt, device).map_err(|e| damaged(e.to_string()))?;
-        if loaded.cfg != self.cfg || loaded.objective != self.objective {
+        if loaded.objective.objective != self.objective.objective {
             return Err(format!(
-                "the saved adversary is another one ({} with {:?}; this run: {} with {:?})",
+                "the saved adversary is trained for {}, this run for {}",
                 loaded.objective.objective.label(),
-                loaded.cfg,
-                self.objective.objective.label(),
-                self.cfg
+                self.objective.objective.label()
             ));
+        }
+        // Same objective: name the constants or sizes that differ, so the user knows which flags to
+        // give (a resumed run must ask for the snapshot's).
+        let o = |c: &ObjectiveConfig| format!("alpha {}, beta {}, delta {}", c.alpha, c.beta, c.delta);
+        if loaded.objective != self.objective {
+            return Err(format!(
+                "the saved adversary has {} but this run asks for {}: resume with the snapshot's --alpha/--beta/--delta",
+                o(&loaded.objective),
+                o(&self.objective)
+            ));
+        }
+        if loaded.cfg != self.cfg {
+            return Err(format!("the saved adversary's network differs from this run's ({:?}; this run: {:?})", loaded.cfg, self.cfg));
         }
         if !adam.is_empty() {
             let model = loaded.model.as_ref().expect("model");
