@@ -37,9 +37,13 @@ impl Action {
 
     /// A one-line description for step lists and logs, e.g. `type "Cheree" into INPUT_text #4`.
     pub fn describe(&self, dom: Option<&DomGraph>) -> String {
-        let what = |r: NodeRef| match dom.and_then(|d| d.get(r)) {
-            Some(n) if !n.text.is_empty() => format!("{} \"{}\" #{r}", n.tag, clip(&n.text, 24)),
-            Some(n) => format!("{} #{r}", n.tag),
+        // An element's own text is empty when it sits in child nodes (a label with a checkbox
+        // and a text node): name it by the text under it, as a person reads it.
+        let what = |r: NodeRef| match dom.and_then(|d| Some((d, d.index_of(r)?))) {
+            Some((d, i)) => match d.subtree_text(i) {
+                t if t.is_empty() => format!("{} #{r}", d.nodes[i].tag),
+                t => format!("{} \"{}\" #{r}", d.nodes[i].tag, clip(&t, 24)),
+            },
             None => format!("#{r}"),
         };
         match self {
@@ -70,6 +74,7 @@ fn clip(s: &str, n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::env::observation::DomNode;
 
     #[test]
     fn compact_json_round_trip() {
@@ -83,6 +88,32 @@ mod tests {
         assert_eq!(json, r#"[{"click":5},{"type":[7,"Cheree"]},{"select":[9,"Option B"]},{"set_value":[4,"CA"]}]"#);
         let back: Vec<Action> = serde_json::from_str(&json).unwrap();
         assert_eq!(back, acts);
+    }
+
+    #[test]
+    fn describe_names_an_element_by_the_text_under_it() {
+        // LABEL #1 holds a checkbox and a text node: its own text is empty.
+        let node = |r: NodeRef, parent: Option<usize>, children: Vec<usize>, tag: &str, text: &str| DomNode {
+            r#ref: r,
+            parent,
+            children,
+            tag: tag.into(),
+            text: text.into(),
+            ..Default::default()
+        };
+        let dom = DomGraph {
+            nodes: vec![
+                node(0, None, vec![1], "DIV", ""),
+                node(1, Some(0), vec![2, 3], "LABEL", ""),
+                node(2, Some(1), vec![], "INPUT_checkbox", ""),
+                node(3, Some(1), vec![], "t", "Tuesday"),
+            ],
+            truncated: 0,
+        };
+        assert_eq!(Action::Click(1).describe(Some(&dom)), "click LABEL \"Tuesday\" #1");
+        assert_eq!(Action::Click(2).describe(Some(&dom)), "click INPUT_checkbox #2");
+        assert_eq!(Action::Click(9).describe(Some(&dom)), "click #9");
+        assert_eq!(Action::Click(1).describe(None), "click #1");
     }
 
     #[test]
