@@ -64,6 +64,15 @@ function showBusy() {
   $('busy').hidden = !top;
   $('busy-text').textContent = top ? top.text : '';
 }
+// Scrolls a list (a scrolling box) so that one of its items shows, without scrolling the page:
+// scrollIntoView would scroll every scrolling ancestor, the document included.
+export function scrollListTo(list, li, { center = false } = {}) {
+  if (!li) return;
+  const box = list.getBoundingClientRect(), item = li.getBoundingClientRect();
+  if (center) list.scrollTop += item.top - box.top - (box.height - item.height) / 2;
+  else if (item.top < box.top) list.scrollTop -= box.top - item.top;
+  else if (item.bottom > box.bottom) list.scrollTop += item.bottom - box.bottom;
+}
 // Lets the page paint (the busy line) before synchronous wasm work holds the main thread.
 export const painted = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
 

@@ -2,7 +2,7 @@
 // environment's own action vocabulary (Click/Type/Select on element refs, with the observation
 // before each action). A finished recording is saved as a demonstration file, and a file can be
 // replayed on the same seeded page to check it reaches the same reward.
-import { errorText } from './app.js';
+import { errorText, scrollListTo } from './app.js';
 import { download } from './download.js';
 
 const $ = (id) => document.getElementById(id);
@@ -27,7 +27,7 @@ export function initPlay(ctx) {
     if (s.steps.length !== shown) {
       const list = $('steps');
       list.replaceChildren(...s.steps.map((text) => Object.assign(document.createElement('li'), { textContent: text })));
-      list.lastElementChild?.scrollIntoView({ block: 'nearest' });
+      scrollListTo(list, list.lastElementChild);
       shown = s.steps.length;
     }
     const out = $('episode-outcome');

@@ -3,7 +3,7 @@
 // acts on a generated test site (site and level picked here) with its policy drawn over it; its
 // episode loop, greedy choice, step limit, seeds and success count are the lab's (Rust).
 import { drawOverlay, drawNavigator, clearOverlay, drawEnded, holdCover as holdFrameCover } from './overlay.js';
-import { errorText } from './app.js';
+import { errorText, scrollListTo } from './app.js';
 
 const $ = (id) => document.getElementById(id);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -59,7 +59,7 @@ export function initWatch(ctx) {
     li.textContent = text;
     if (cls) li.className = cls;
     $('steps').appendChild(li);
-    li.scrollIntoView({ block: 'nearest' });
+    scrollListTo($('steps'), li);
   }
 
   function showOutcome(reward, raw, reason) {

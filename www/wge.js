@@ -6,7 +6,7 @@
 // (`Lab.wgeSession`, src/web/wge.rs); this module draws and forwards. The session is saved in
 // IndexedDB after every change (DOMNet's checkpoint as bytes beside it), so a reload resumes it.
 // A share link carries the run's recipe; opening one re-runs it here and evaluates the result.
-import { errorText } from './app.js';
+import { errorText, scrollListTo } from './app.js';
 import { LineChart } from './charts.js';
 import { clearOverlay, drawEnded, holdCover as holdFrameCover } from './overlay.js';
 import * as store from './store.js';
@@ -409,9 +409,7 @@ export function initWge(ctx) {
       s.skipped ? el('span', { className: 'quiet', textContent: `(skipped ${s.skipped}) ` }) : null,
       el('span', { textContent: s.description }),
       el('span', { className: 'wge-step-program', textContent: `${s.text} — ${plural(s.matched.length, 'element')} matched` }))));
-    // Scrolls the list only (scrollIntoView would scroll the whole page too).
-    const list = $('wge-steps'), li = list.children[current];
-    if (li) list.scrollTop = Math.max(0, li.offsetTop - list.clientHeight / 2);
+    scrollListTo($('wge-steps'), $('wge-steps').children[current], { center: true });
   }
 
   function showOutcome(ep) {
