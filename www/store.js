@@ -18,7 +18,18 @@ function open() {
 // before (e.g. the previous snapshot of a run) stays. A write over the browser's storage quota
 // aborts the transaction (`onabort`, QuotaExceededError) rather than failing a request; both
 // reject here, with the reason, instead of leaving the caller waiting forever.
-async function tx(mode, fn) {
+//
+// Transactions run one after another, in the order they were asked for: each opens its own
+// connection, and Chromium was seen committing a large snapshot's write after a later status
+// change (a run paused just before a reload resumed running).
+let queue = Promise.resolve();
+function tx(mode, fn) {
+  const next = queue.then(() => run(mode, fn));
+  queue = next.catch(() => {});
+  return next;
+}
+
+async function run(mode, fn) {
   const db = await open();
   return new Promise((resolve, reject) => {
     let t;
@@ -44,3 +55,10 @@ async function tx(mode, fn) {
 export const save = (key, value) => tx('readwrite', (s) => s.put(value, key));
 export const load = (key) => tx('readonly', (s) => s.get(key));
 export const remove = (key) => tx('readwrite', (s) => s.delete(key));
+// Changes a stored record in one transaction (read and write together, so no other write lands
+// between them); nothing when there is none. Resolves with the record as it was.
+export const update = (key, change) => tx('readwrite', (s) => {
+  const req = s.get(key);
+  req.onsuccess = () => { if (req.result !== undefined) s.put(change(req.result), key); };
+  return req;
+});

@@ -655,8 +655,7 @@ export function initTrain(ctx) {
 
   async function persistStatus(status) {
     try {
-      const saved = await store.load(RUN_KEY);
-      if (saved) await store.save(RUN_KEY, { ...saved, status });
+      await store.update(RUN_KEY, (saved) => ({ ...saved, status }));
     } catch { /* the run itself is not affected */ }
   }
 
