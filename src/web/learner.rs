@@ -296,9 +296,10 @@ struct Progress<'a> {
     act_ms: Option<f64>,
     env_ms: Option<f64>,
     update_ms: Option<f64>,
-    /// Rates over the run's training time (pauses excluded) ...
-    steps_per_s: f64,
-    updates_per_s: f64,
+    /// Rates over the run's training time (pauses excluded; `None` in a resumed run's first
+    /// report, which shows its restored counters before it takes a step) ...
+    steps_per_s: Option<f64>,
+    updates_per_s: Option<f64>,
     /// ... and since the last report.
     recent_steps_per_s: Option<f64>,
     recent_updates_per_s: Option<f64>,
@@ -313,6 +314,59 @@ struct Progress<'a> {
     env_failures_total: u64,
     warnings: Vec<String>,
     paused: bool,
+}
+
+/// Rates over the run's training time and over the last chunk.
+struct Rates {
+    steps_per_s: f64,
+    updates_per_s: f64,
+    recent_steps_per_s: Option<f64>,
+    recent_updates_per_s: Option<f64>,
+    active_s: f64,
+}
+
+/// What a progress report says besides the agent's, the trainer's and the chunk's own figures.
+struct Report<'a> {
+    backend: &'a str,
+    frames: u64,
+    elapsed_s: f64,
+    paused: bool,
+}
+
+impl<'a> Report<'a> {
+    /// The report after a chunk (`meter`: what happened in it, `rates`), or with no rates and an
+    /// empty meter the restored counters of a resumed run.
+    fn progress(self, agent: &'a DomQNetAgent, trainer: &'a Trainer, meter: Meter, rates: Option<Rates>, failures: &mut EnvFailures) -> Progress<'a> {
+        let mean = |sum: f64, n: u32| (n > 0).then(|| sum / n as f64);
+        Progress {
+            kind: "progress",
+            backend: self.backend,
+            env_steps: agent.counters.env_steps,
+            frames: self.frames,
+            updates: agent.counters.updates,
+            episodes: agent.counters.episodes,
+            tasks: &trainer.progress,
+            replay_len: agent.replay().len(),
+            replay_capacity: agent.replay().capacity(),
+            positive_fraction: agent.replay().positive_fraction(),
+            loss: mean(meter.loss, meter.updates),
+            batch_positives: mean(meter.batch_positives, meter.updates),
+            act_ms: mean(meter.act_ms, meter.acts),
+            env_ms: mean(meter.env_ms, meter.acts),
+            update_ms: mean(meter.update_ms, meter.updates),
+            steps_per_s: rates.as_ref().map(|r| r.steps_per_s),
+            updates_per_s: rates.as_ref().map(|r| r.updates_per_s),
+            recent_steps_per_s: rates.as_ref().and_then(|r| r.recent_steps_per_s),
+            recent_updates_per_s: rates.as_ref().and_then(|r| r.recent_updates_per_s),
+            active_s: rates.as_ref().map_or(0.0, |r| r.active_s),
+            elapsed_s: self.elapsed_s,
+            new_episodes: meter.episodes,
+            env_failures: failures.take_notes(),
+            env_failures_total: failures.total,
+            warnings: meter.warnings,
+            paused: self.paused,
+        }
+    }
 }
 
 pub(super) fn message(kind: &str, fields: serde_json::Value) -> JsValue {
@@ -592,6 +646,7 @@ async fn run(
     };
     let mut envs: Vec<Watched> = (0..req.tasks.len()).map(Watched::new).collect();
     let mut failures = EnvFailures::new(req.tasks.len());
+    let resumed = saved.is_some();
     let mut trainer = match saved {
         Some(saved) => {
             saved.check(&req, &agent.cfg)?;
@@ -608,7 +663,13 @@ async fn run(
     let t_start = now_ms();
     let active_start = trainer.elapsed_ms();
     let (start_steps, start_updates) = (agent.counters.env_steps, agent.counters.updates);
-    let mut was_paused = false;
+    // A resumed run shows its restored counters at once, paused or not, instead of zeros until
+    // its first chunk ends (a run resumed paused takes none until the person resumes it).
+    if resumed {
+        let report = Report { backend, frames: req.frames, elapsed_s: 0.0, paused: flags.borrow().pause };
+        post(to_js(&report.progress(&agent, &trainer, Meter::default(), None, &mut failures)));
+    }
+    let mut was_paused = flags.borrow().pause;
 
     loop {
         let single = match wait_while_paused(&agent, &task_names, &flags, req.checkpoint_half).await? {
@@ -704,35 +765,15 @@ async fn run(
         let active_s = (trainer.elapsed_ms() - active_start) / 1000.0;
         let paused = flags.borrow().pause;
         let (steps_now, updates_now) = (agent.counters.env_steps - chunk_steps, agent.counters.updates - chunk_updates);
-        let mean = |sum: f64, n: u32| (n > 0).then(|| sum / n as f64);
-        let progress = Progress {
-            kind: "progress",
-            backend,
-            env_steps: agent.counters.env_steps,
-            frames: req.frames,
-            updates: agent.counters.updates,
-            episodes: agent.counters.episodes,
-            tasks: &trainer.progress,
-            replay_len: agent.replay().len(),
-            replay_capacity: agent.replay().capacity(),
-            positive_fraction: agent.replay().positive_fraction(),
-            loss: mean(meter.loss, meter.updates),
-            batch_positives: mean(meter.batch_positives, meter.updates),
-            act_ms: mean(meter.act_ms, meter.acts),
-            env_ms: mean(meter.env_ms, meter.acts),
-            update_ms: mean(meter.update_ms, meter.updates),
+        let rates = Rates {
             steps_per_s: (agent.counters.env_steps - start_steps) as f64 / active_s.max(1e-9),
             updates_per_s: (agent.counters.updates - start_updates) as f64 / active_s.max(1e-9),
             recent_steps_per_s: (chunk_s > 0.0 && steps_now > 0).then(|| steps_now as f64 / chunk_s),
             recent_updates_per_s: (chunk_s > 0.0 && steps_now > 0).then(|| updates_now as f64 / chunk_s),
             active_s,
-            elapsed_s: (now_ms() - t_start) / 1000.0,
-            new_episodes: meter.episodes,
-            env_failures: failures.take_notes(),
-            env_failures_total: failures.total,
-            warnings: meter.warnings,
-            paused,
         };
+        let report = Report { backend, frames: req.frames, elapsed_s: (now_ms() - t_start) / 1000.0, paused };
+        let progress = report.progress(&agent, &trainer, meter, Some(rates), &mut failures);
         post(to_js(&progress));
 
         if agent.counters.updates >= last_good_at + req.checkpoint_every {

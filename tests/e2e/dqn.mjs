@@ -140,7 +140,7 @@ export async function trainInPage(page, opts, log = (line) => console.log(line))
         if (o.logEveryS && now - lastLog > o.logEveryS * 1000) {
           lastLog = now;
           const rates = p.tasks.map((t) => `${t.task} ${t.stats.episodes ? (100 * t.stats.success_rate_100).toFixed(0) + '%' : '-'}`).join(' ');
-          window.weblabDqnLog(`  ${p.env_steps} steps, ${p.updates} updates, ${p.steps_per_s.toFixed(1)} steps/s, loss ${p.loss?.toFixed(4) ?? '-'}, replay ${p.replay_len} (+${(100 * p.positive_fraction).toFixed(0)}%) | ${rates}`);
+          window.weblabDqnLog(`  ${p.env_steps} steps, ${p.updates} updates, ${p.steps_per_s?.toFixed(1) ?? "-"} steps/s, loss ${p.loss?.toFixed(4) ?? '-'}, replay ${p.replay_len} (+${(100 * p.positive_fraction).toFixed(0)}%) | ${rates}`);
         }
         if (o.stopWhenSolved && !stopping) {
           if (stopAt === null && p.tasks.every((t) => t.solved_at_frames != null)) stopAt = p.env_steps + (o.afterSolved || 0);

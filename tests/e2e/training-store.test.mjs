@@ -1,7 +1,8 @@
 // End-to-end: the Train view's saved run in IndexedDB, read back as data it did not write. A
 // record of another format version is refused with a message and left where it is; a damaged
 // snapshot (truncated checkpoint, wrong lengths, ids out of range, NaN moments) gives a message,
-// never a panic, and the app stays usable; a write over the storage quota leaves the run going
+// never a panic, and the app stays usable; a run reloaded while paused shows its restored counters
+// before it takes a step; a write over the storage quota leaves the run going
 // and the previous snapshot in place; a run whose tab crashed twice in a row waits for the
 // Resume button instead of restarting.
 // Run by scripts/test.sh after `trunk build`: node --test tests/e2e/
@@ -105,6 +106,20 @@ test('a damaged snapshot gives a message, never a panic, and the app stays usabl
     await page.waitForFunction(() => document.body.dataset.ready === 'true', null, WAIT);
     await messageMatching(page, /^Resumed with fresh Adam moments: the saved optimizer state is damaged: a moment is not a finite number/, WAIT.timeout);
     await page.waitForFunction((n) => Number(document.getElementById('tr-steps').textContent.replace(/,/g, '')) > n, good.env_steps, WAIT);
+
+    // Paused, then reloaded: the run resumes paused and shows its restored episodes and success
+    // rate at once, before it takes a step (not "Resuming…" until the person resumes it).
+    await page.click('#train-pause');
+    await page.waitForFunction(async () => (await (await import('/www/store.js')).load('run'))?.status === 'paused', null, WAIT);
+    await page.reload();
+    await page.waitForFunction(() => document.body.dataset.ready === 'true', null, WAIT);
+    await page.waitForFunction(() => /^Paused · [\d,]+ episodes · click-test (\d+%|–)/.test(document.getElementById('train-status').textContent), null, WAIT);
+    const resumedPaused = await loadRun(page);
+    assert.equal(await steps(page), resumedPaused.env_steps, 'paused: not a step taken since the snapshot');
+    assert.ok(Number((await text(page, '#train-status')).match(/^Paused · ([\d,]+) episodes/)[1].replace(/,/g, '')) > 0, 'the restored episodes show');
+    assert.equal(await text(page, '#train-pause'), 'Resume');
+    await page.click('#train-pause');
+    await page.waitForFunction((n) => Number(document.getElementById('tr-steps').textContent.replace(/,/g, '')) > n, resumedPaused.env_steps, WAIT);
     await page.click('#train-stop');
     await page.waitForFunction(() => !document.getElementById('train-start').disabled, null, WAIT);
 
