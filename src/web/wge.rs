@@ -27,6 +27,7 @@ use crate::share::{
 };
 use crate::wge::config::WgeConfig;
 use crate::wge::demo_import::import_wge_demo;
+use crate::wge::induction::fold_click_then_type;
 use crate::wge::domnet_config::NeuralConfig;
 use crate::wge::explore::{EpisodeEnd, WorkflowEpisode, run_episode, train_episode};
 use crate::wge::neural::NeuralPolicy;
@@ -1291,7 +1292,7 @@ fn from_lab_demo(demo: Demonstration, source: DemoSource, label: String) -> Resu
         source,
         label,
         task: name.clone(),
-        steps: demo.steps,
+        steps: fold_click_then_type(demo.steps),
         final_observation: None,
         reward: demo.reward,
         raw_reward: demo.raw_reward,

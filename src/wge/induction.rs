@@ -75,6 +75,21 @@ impl WorkflowLattice {
     }
 }
 
+/// A person's recording keeps the click into a field and the typing that follows as two steps;
+/// typing clicks its target first, so they are one `Type`, on the page the click saw — as the
+/// published demonstrations are chunked (`demo_import`). Without this, each field of a person's
+/// demonstration would add a lattice step that only clicks it.
+pub fn fold_click_then_type(steps: Vec<DemoStep>) -> Vec<DemoStep> {
+    let mut out: Vec<DemoStep> = Vec::with_capacity(steps.len());
+    for step in steps {
+        match (out.last_mut(), &step.action) {
+            (Some(prev), Action::Type(t, text)) if prev.action == Action::Click(*t) => prev.action = Action::Type(*t, text.clone()),
+            _ => out.push(step),
+        }
+    }
+    out
+}
+
 /// Induces the lattice of a demonstration: `steps` (observation before each action, and the
 /// action) and, when known, the observation after the last action.
 pub fn induce(steps: &[DemoStep], final_observation: Option<&Observation>, config: &InductionConfig) -> WorkflowLattice {
@@ -381,6 +396,27 @@ mod tests {
                 step.action
             );
         }
+    }
+
+    #[test]
+    fn a_click_into_a_field_then_typing_there_is_one_type_on_the_clicked_page() {
+        let obs = |page: u32| Observation { page, ..Default::default() };
+        let step = |page: u32, action: Action| DemoStep { observation: obs(page), action };
+        let steps = vec![
+            step(0, Action::Click(4)),
+            step(1, Action::Type(4, "Cheree".into())),
+            step(2, Action::Click(5)),
+            step(3, Action::Type(6, "x".into())),
+            step(4, Action::Click(7)),
+        ];
+        let folded = fold_click_then_type(steps);
+        let got: Vec<(u32, Action)> = folded.into_iter().map(|s| (s.observation.page, s.action)).collect();
+        // The first pair folds onto the click's page; a type into another element than the one
+        // clicked does not fold.
+        assert_eq!(
+            got,
+            vec![(0, Action::Type(4, "Cheree".into())), (2, Action::Click(5)), (3, Action::Type(6, "x".into())), (4, Action::Click(7))]
+        );
     }
 
     fn shown(lattice: &WorkflowLattice, i: usize) -> Vec<String> {

@@ -229,6 +229,16 @@ test('a played episode is recorded, saved as a demonstration, and replays to the
 
     await page.setInputFiles('#rec-replay', demoPath);
     await messageMatching(page, /Replayed demo-enter-text-seed23\.json: 3 actions, raw reward 1, as recorded\./);
+
+    // In the WGE view the click into the field and the typing there are one step (typing clicks
+    // its target first), as published demonstrations are chunked: type, then click Submit.
+    await page.click('a[data-view="wge"]');
+    await page.setInputFiles('#wge-import', demoPath);
+    await page.waitForFunction(() => document.querySelectorAll('#wge-demos .wge-demo').length === 1, null, { timeout: 30_000 });
+    const did = await page.$$eval('#wge-demos .wge-demo .wge-action', (es) => es.map((e) => e.textContent));
+    assert.equal(did.length, 2, JSON.stringify(did));
+    assert.match(did[0], new RegExp(`^Did: type "${target}"`));
+    assert.equal(await page.$eval('#wge-demos .wge-demo .wge-source', (e) => e.textContent), 'recorded by a person');
     assert.deepEqual(errors, []);
   });
 });
