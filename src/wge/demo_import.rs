@@ -11,6 +11,7 @@ use serde::Deserialize;
 
 use crate::demo::{DemoStep, MAX_DEMO_BYTES};
 use crate::env::{Action, DomGraph, DomNode, Field, Instruction, NodeRef, NodeValue, Observation, Rect};
+use super::induction::typing_absorbs_click;
 
 
 /// Largest compressed file read; the decompressed text is capped at [`MAX_DEMO_BYTES`] too.
@@ -421,11 +422,8 @@ fn collapse(chunks: Vec<Chunk>) -> Vec<Chunk> {
     let mut out: Vec<Chunk> = Vec::with_capacity(chunks.len());
     for c in chunks {
         match (out.last_mut(), &c.action) {
-            (Some(prev), Action::Type(t, more)) => match &mut prev.action {
-                Action::Click(r) if r == t => prev.action = Action::Type(*t, more.clone()),
-                Action::Type(r, text) if r == t => text.push_str(more),
-                _ => out.push(c),
-            },
+            (Some(prev), _) if typing_absorbs_click(&prev.action, &c.action) => prev.action = c.action,
+            (Some(Chunk { action: Action::Type(r, text), .. }), Action::Type(t, more)) if r == t => text.push_str(more),
             _ => out.push(c),
         }
     }

@@ -82,12 +82,18 @@ impl WorkflowLattice {
 pub fn fold_click_then_type(steps: Vec<DemoStep>) -> Vec<DemoStep> {
     let mut out: Vec<DemoStep> = Vec::with_capacity(steps.len());
     for step in steps {
-        match (out.last_mut(), &step.action) {
-            (Some(prev), Action::Type(t, text)) if prev.action == Action::Click(*t) => prev.action = Action::Type(*t, text.clone()),
+        match out.last_mut() {
+            Some(prev) if typing_absorbs_click(&prev.action, &step.action) => prev.action = step.action,
             _ => out.push(step),
         }
     }
     out
+}
+
+/// Whether `next` types into the element `prev` clicked: typing clicks its target first, so the
+/// click is part of the type (the rule both demonstration sources fold by).
+pub(crate) fn typing_absorbs_click(prev: &Action, next: &Action) -> bool {
+    matches!((prev, next), (Action::Click(r), Action::Type(t, _)) if r == t)
 }
 
 /// Induces the lattice of a demonstration: `steps` (observation before each action, and the
