@@ -98,6 +98,11 @@ pub struct DqnConfig {
     /// Episodes are cut after this many steps (the reference code's `max_step_per_epi` = 22; the
     /// paper names no cap).
     pub max_episode_steps: u32,
+    /// Multitask only: turns a task that has reached [`crate::dom_q_net::train::SOLVE_RATE`] sits
+    /// out between its episodes, so the environment steps go to the tasks still unsolved. 0 is
+    /// Algorithm 1's round-robin (every task steps once per round); the paper names no other.
+    /// A solved task still finishes every episode it started at the round-robin's pace.
+    pub solved_task_rest: u32,
 
     // ---------------------------------------------------------------- replay (Table 3)
     /// Buffer size (Table 3: 15,000 single-task, 100,000 multitask).
@@ -151,6 +156,7 @@ impl Default for DqnConfig {
             clamp_negative_rewards: true,
             type_clicks_untypable: true,
             max_episode_steps: 22,
+            solved_task_rest: 0,
             replay_capacity: 15_000,
             priority_alpha: 0.5,
             priority_beta: 0.0,
@@ -209,18 +215,22 @@ impl DqnConfig {
 
     /// The 9-task multitask set (§4.2) in a browser tab on a small CPU (issue #16): the
     /// [`Self::code_sizes`] network; the buffer follows the tasks as in [`Self::for_tasks`].
-    /// Two values changed, each measured here on the live pages (`bench-dqn --multitask`,
-    /// seed 1, README "Benchmarks"):
+    /// Three values changed, each measured here on the live pages (`bench-dqn --multitask`,
+    /// README "Benchmarks"):
     /// - minibatch 32 (Table 1: 128): the update is most of a step's time in the tab and grows
     ///   with the nodes a batch packs. With 32 the first seven tasks took 1.5× the frames of 128
     ///   (17,011 against 11,386) at about twice the steps per second, though another run shared
     ///   the 2 cores (and 64 gave 1.5× fewer steps per second than 32);
     /// - Adam 3e-4 (Table 1: 1.5e-4): with the smaller batch, twice the step size brought those
-    ///   seven tasks to 90% by 9,046 frames instead of 17,011.
+    ///   seven tasks to 90% by 9,046 frames instead of 17,011;
+    /// - a solved task rests 24 turns between its episodes ([`Self::solved_task_rest`]; the
+    ///   paper's round-robin has none): seven tasks are solved within about 8,000 frames, and
+    ///   after that round-robin gave enter-password and login-user 2 steps in 9 while they still
+    ///   needed thousands of their own (login-user's first successes are exploration luck).
     ///
     /// The rest is the paper's: one update per step, n = 8, sync 200, α = 0.5, noisy nets.
     pub fn fast_tab() -> Self {
-        DqnConfig { batch_size: 32, learning_rate: 3e-4, ..Self::code_sizes() }
+        DqnConfig { batch_size: 32, learning_rate: 3e-4, solved_task_rest: 24, ..Self::code_sizes() }
     }
 
     /// The paper's settings for training on `tasks` together: the multitask buffer (Table 3) for
@@ -295,7 +305,7 @@ impl DqnConfig {
     /// code's values, because a config comes from editors, share links and files: one huge
     /// field would otherwise allocate or loop until the tab dies.
     pub fn validate(&self) -> Result<(), String> {
-        let sizes: [(&str, usize, usize, usize); 20] = [
+        let sizes: [(&str, usize, usize, usize); 21] = [
             ("tag_vocab", self.tag_vocab, 3, MAX_SMALL_VOCAB),
             ("text_vocab", self.text_vocab, 3, MAX_TEXT_VOCAB),
             ("class_vocab", self.class_vocab, 3, MAX_SMALL_VOCAB),
@@ -315,6 +325,7 @@ impl DqnConfig {
             ("target_sync", self.target_sync, 1, MAX_TARGET_SYNC),
             ("updates_per_step", self.updates_per_step, 0, MAX_UPDATES_PER_STEP),
             ("max_episode_steps", self.max_episode_steps as usize, 1, MAX_EPISODE_STEPS as usize),
+            ("solved_task_rest", self.solved_task_rest as usize, 0, MAX_SOLVED_TASK_REST as usize),
             ("replay_capacity", self.replay_capacity, 1, MAX_REPLAY),
         ];
         for (name, v, lo, hi) in sizes {
@@ -390,6 +401,7 @@ pub const MAX_N_STEP: usize = 100;
 pub const MAX_TARGET_SYNC: usize = 1_000_000;
 pub const MAX_UPDATES_PER_STEP: usize = 64;
 pub const MAX_EPISODE_STEPS: u32 = 10_000;
+pub const MAX_SOLVED_TASK_REST: u32 = 10_000;
 pub const MAX_REPLAY: usize = 1_000_000;
 /// 20M parameters: 80 MB in f32, about five times that while training (target network,
 /// gradients, Adam's two moments). The paper's network has about 270k.
@@ -419,15 +431,16 @@ mod tests {
     }
 
     #[test]
-    fn the_fast_tab_preset_is_the_code_sizes_with_a_smaller_batch_and_a_larger_step() {
+    fn the_fast_tab_preset_is_the_code_sizes_with_a_smaller_batch_a_larger_step_and_resting_solved_tasks() {
         let f = DqnConfig::fast_tab();
         f.validate().unwrap();
-        assert_eq!((f.batch_size, f.learning_rate), (32, 3e-4));
+        assert_eq!((f.batch_size, f.learning_rate, f.solved_task_rest), (32, 3e-4, 24));
         assert_eq!(
-            DqnConfig { batch_size: 128, learning_rate: 0.00015, ..f.clone() },
+            DqnConfig { batch_size: 128, learning_rate: 0.00015, solved_task_rest: 0, ..f.clone() },
             DqnConfig::code_sizes(),
-            "only the batch and the learning rate differ"
+            "only the batch, the learning rate and the rest differ"
         );
+        assert_eq!(DqnConfig::default().solved_task_rest, 0, "Algorithm 1's round-robin");
         // As the benchmark and the learner receive it: the fields that differ from the paper's,
         // merged over the multitask preset of the 9 tasks.
         let paper = serde_json::to_value(DqnConfig::default()).unwrap();

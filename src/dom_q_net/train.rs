@@ -89,6 +89,9 @@ pub struct TrainerState {
     /// The task the round-robin steps next.
     #[serde(default)]
     pub next_task: usize,
+    /// Turns each solved task has sat out since its last episode ([`super::DqnConfig::solved_task_rest`]).
+    #[serde(default)]
+    pub rested: Vec<u32>,
 }
 
 /// The state of a training run that outlives one call: each task's progress, its running
@@ -108,10 +111,14 @@ pub struct Trainer {
     /// report, a pause) hands on to the next call here, so every task gets its turn however
     /// short the calls are.
     next_task: usize,
+    /// Per task, turns sat out since its last episode (only a solved task rests, see
+    /// [`super::DqnConfig::solved_task_rest`]).
+    rested: Vec<u32>,
 }
 
 impl Trainer {
     pub fn new(tasks: Vec<TaskSpec>, seed: u32) -> Self {
+        let n = tasks.len();
         Trainer {
             clock: || 0.0,
             progress: tasks.iter().map(|t| TaskProgress { task: t.name().to_string(), ..Default::default() }).collect(),
@@ -121,11 +128,13 @@ impl Trainer {
             seed,
             elapsed_ms: 0.0,
             next_task: 0,
+            rested: vec![0; n],
         }
     }
 
     /// A trainer that continues from a saved state (running episodes start afresh).
     pub fn from_state(state: TrainerState) -> Self {
+        let n = state.tasks.len();
         Trainer {
             clock: || 0.0,
             running: state.tasks.iter().map(|_| None).collect(),
@@ -136,6 +145,8 @@ impl Trainer {
             elapsed_ms: state.elapsed_ms,
             // `run` takes it modulo the task count, so a saved value needs no check here.
             next_task: state.next_task,
+            // One per task whatever the saved list holds (older states have none).
+            rested: (0..n).map(|k| state.rested.get(k).copied().unwrap_or(0)).collect(),
         }
     }
 
@@ -147,6 +158,7 @@ impl Trainer {
             seed: self.seed,
             elapsed_ms: self.elapsed_ms,
             next_task: self.next_task,
+            rested: self.rested.clone(),
         }
     }
 
@@ -185,8 +197,9 @@ impl Trainer {
         }
         let max_steps = agent.cfg.max_episode_steps;
         let failed = |e: String| EnvError::Browser(format!("agent: {e}"));
-        let (tasks, progress, running, episodes, next_task) =
-            (&self.tasks, &mut self.progress, &mut self.running, &mut self.episodes, &mut self.next_task);
+        let (tasks, progress, running, episodes, next_task, rested) =
+            (&self.tasks, &mut self.progress, &mut self.running, &mut self.episodes, &mut self.next_task, &mut self.rested);
+        let rest = if tasks.len() > 1 { agent.cfg.solved_task_rest } else { 0 };
         let clock = self.clock;
         let (run_start, elapsed_before, base_seed) = (clock(), self.elapsed_ms, self.seed);
         // An async block so that `?` ends the loop and the time spent is still counted.
@@ -198,6 +211,13 @@ impl Trainer {
                 }
                 let k = *next_task % tasks.len();
                 *next_task = (k + 1) % tasks.len();
+                // A solved task sits out `rest` turns before each new episode (0: Algorithm 1).
+                // Some task is always unsolved or due, so this cannot skip forever.
+                if running[k].is_none() && progress[k].solved_at_frames.is_some() && rested[k] < rest {
+                    rested[k] += 1;
+                    continue;
+                }
+                rested[k] = 0;
                 // Start an episode if the task has none running.
                 let run = match running[k].take() {
                     Some(r) => r,
@@ -701,5 +721,70 @@ mod tests {
         let first = first_update.expect("learning started");
         assert!((6..20).contains(&first), "learning starts after the exploration steps, at step {first}");
         assert_eq!(agent.counters.updates as usize, log.iter().filter(|c| **c == Call::Update).count());
+    }
+
+    #[test]
+    fn a_solved_task_sits_out_its_rest_between_episodes_and_unsolved_ones_never_do() {
+        let cfg = DqnConfig {
+            batch_size: 4,
+            replay_capacity: 256,
+            dom_hidden: 16,
+            token_hidden: 8,
+            mode_hidden: 8,
+            max_episode_steps: 3,
+            solved_task_rest: 2,
+            ..DqnConfig::default()
+        };
+        let tasks: Vec<TaskSpec> = ["sim-click", "sim-type"].iter().map(|n| SimEnv::spec(n)).collect();
+        let steps_of = |solved: &[usize], frames: u64| {
+            let mut agent = DomQNetAgent::new(cfg.clone(), &Device::flex().autodiff()).unwrap();
+            let log = Rc::new(RefCell::new(Vec::new()));
+            let mut envs: Vec<Logged> =
+                (0..tasks.len()).map(|task| Logged { task, inner: SimEnv::new(None), log: log.clone() }).collect();
+            let mut state = Trainer::new(tasks.clone(), 9).state();
+            for &k in solved {
+                state.progress[k].solved_at_frames = Some(0);
+            }
+            let mut trainer = Trainer::from_state(state);
+            block_on(trainer.run(&mut agent, &mut envs, frames, |_| Control::Continue)).unwrap();
+            let log = log.borrow().clone();
+            (log, trainer)
+        };
+
+        // Task 0 solved: each of its episodes waits 2 of its turns (task 1 steps in each of
+        // them, and in its own turn after), then runs at the round-robin's pace to its end.
+        let (log, trainer) = steps_of(&[0], 60);
+        let mut since_task_0 = 0;
+        let mut first = true;
+        let mut episodes = 0;
+        for (i, c) in log.iter().enumerate() {
+            match *c {
+                Call::Step { task: 1 } => since_task_0 += 1,
+                Call::Step { task: 0 } => {
+                    let new_episode = i > 0 && log[i - 1] == Call::Reset { task: 0, seed: episode_seed(9, 0, episodes) };
+                    let want = if first { 2 } else if new_episode { 3 } else { 1 };
+                    if new_episode {
+                        episodes += 1;
+                    }
+                    assert_eq!(since_task_0, want, "call {i}: task 1's steps before this step of task 0");
+                    (since_task_0, first) = (0, false);
+                }
+                _ => {}
+            }
+        }
+        assert!(episodes >= 4, "task 0 kept starting episodes: {episodes}");
+        let frames: Vec<u64> = trainer.progress.iter().map(|p| p.frames).collect();
+        assert!(frames[1] > frames[0] && frames[0] > 0, "{frames:?}");
+        assert_eq!(trainer.state().rested.len(), 2);
+
+        // Nothing solved: Algorithm 1's round-robin, as with no rest at all.
+        let (log, _) = steps_of(&[], 20);
+        let steps: Vec<usize> = log.iter().filter_map(|c| if let Call::Step { task } = c { Some(*task) } else { None }).collect();
+        assert_eq!(steps, (0..20).map(|i| i % 2).collect::<Vec<_>>());
+
+        // Everything solved: every task rests in turn and the run still ends.
+        let (log, trainer) = steps_of(&[0, 1], 20);
+        assert_eq!(log.iter().filter(|c| matches!(c, Call::Step { .. })).count(), 20);
+        assert!(trainer.progress.iter().all(|p| p.frames > 0));
     }
 }
