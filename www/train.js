@@ -758,6 +758,8 @@ export function initTrain(ctx) {
   $('train-paper-set').addEventListener('click', () => chooseTasks(PAPER_MULTITASK));
   $('hyper-reset').addEventListener('click', () => { referencePreset = false; buildHyper(defaults); presetForTasks(); });
   $('hyper-reference').addEventListener('click', () => { referencePreset = true; buildHyper(Lab.referenceCodeDqnConfig()); presetForTasks(); });
+  // Its buffer and T follow the chosen tasks, as the paper's defaults do.
+  $('hyper-fast-tab').addEventListener('click', () => { referencePreset = false; buildHyper(Lab.fastTabDqnConfig()); presetForTasks(); });
 
   $('train-agent').addEventListener('change', () => setMode($('train-agent').value));
   $('train-generator').addEventListener('change', syncGenerator);

@@ -99,7 +99,7 @@ test('on opening, a pretrained agent acts on a task with its Q-values drawn over
   });
 });
 
-test('the hyperparameter editor offers the paper\'s and the reference code\'s settings and refuses a bad value', async () => {
+test('the hyperparameter editor offers the paper\'s, the reference code\'s and the 9-task-in-a-tab settings and refuses a bad value', async () => {
   await withBrowser(async (context) => {
     const { page, errors } = await openApp(context, app.server.url + '#/train');
     await page.click('#hyper summary');
@@ -123,6 +123,12 @@ test('the hyperparameter editor offers the paper\'s and the reference code\'s se
     await page.click('#hyper-reset');
     assert.equal(await page.isHidden('#hyper-error'), true);
     assert.deepEqual([await value('local_text_embedding'), await value('batch_size'), await value('stream_hidden_layers')], [true, '128', '1']);
+    // The 9-task set in a tab: its batch, step size and rest for solved tasks; the buffer follows
+    // the tasks chosen (more than one here: the multitask buffer).
+    await page.$$eval('#train-tasks input', (boxes) => boxes.forEach((b, i) => { b.checked = i < 2; b.dispatchEvent(new Event('change')); }));
+    await page.click('#hyper-fast-tab');
+    assert.deepEqual([await value('batch_size'), await value('learning_rate'), await value('solved_task_rest'), await value('local_text_embedding'),
+      await value('replay_capacity')], ['32', '0.0003', '24', false, '100000']);
     assert.deepEqual(errors, []);
   });
 });
