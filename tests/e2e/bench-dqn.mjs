@@ -6,7 +6,8 @@
 //   node tests/e2e/bench-dqn.mjs [--tasks a,b] [--backends cpu,webgpu] [--easy-budget 5000]
 //        [--medium-budget 50000] [--webgpu-budget 1000] [--config JSON] [--seed N] [--log-every S]
 //        [--preset paper|reference-code|code-sizes|fast-tab]
-//   node tests/e2e/bench-dqn.mjs --multitask [--budget 100000] [--backends cpu]
+//   node tests/e2e/bench-dqn.mjs --multitask [--budget 100000] [--minutes M] [--backends cpu]
+//        (--minutes: stop after M minutes of training, e.g. 20 for issue #16's goal)
 //   node tests/e2e/bench-dqn.mjs --update-profile [--updates 100] [--batch 128] [--preset P]
 //        (the update alone on the CPU backend in the tab, phase by phase, on the simulator's
 //        pages: the same as `cargo run --release --example bench_update -- flex P N B`)
@@ -25,6 +26,7 @@ const { values: args } = parseArgs({
     'webgpu-budget': { type: 'string', default: '1000' },
     multitask: { type: 'boolean', default: false },
     budget: { type: 'string', default: '100000' },
+    minutes: { type: 'string', default: '0' }, // 0: no cap on training time
     config: { type: 'string', default: '{}' },
     // reference-code: DqnConfig::reference_code(), every choice of the authors' code;
     // code-sizes: DqnConfig::code_sizes(), the paper's with the code's smaller network (37-d
@@ -101,6 +103,7 @@ try {
       console.log(`\n${tasks.length > 1 ? `${tasks.length} tasks` : tasks[0]} on ${backend}, budget ${frames} steps`);
       const r = await trainInPage(page, {
         tasks, frames, backend, config, seed: Number(args.seed), stopWhenSolved: true, logEveryS: Number(args['log-every']),
+        stopAfterS: 60 * Number(args.minutes),
       });
       if (r.error) {
         console.log(`  failed: ${r.error}`);
@@ -126,7 +129,7 @@ try {
         }
         const total = all ? Math.max(...r.tasks.map((t) => t.solved_at_total)) : null;
         const minutes = all ? Math.max(...r.tasks.map((t) => t.solved_at_ms)) / 60000 : null;
-        console.log(`\nmultitask (9 tasks): ${all ? `all solved after ${total} frames in all, ${fmt(minutes)} min of training` : `not all solved within ${r.env_steps} frames`} (the paper: about 63,000); ` +
+        console.log(`\nmultitask (9 tasks): ${all ? `all solved after ${total} frames in all, ${fmt(minutes)} min of training` : `not all solved within ${r.env_steps} frames, ${fmt(r.active_s / 60)} min`} (the paper: about 63,000); ` +
           `${fmt(r.active_s / 60)} min of training, ${fmt(r.updates_per_s)} updates/s, ${fmt(r.steps_per_s)} steps/s; per step ` +
           `${fmt(r.act_ms, 2)} ms acting, ${fmt(r.env_ms, 1)} ms in the page, ${fmt(r.update_ms, 1)} ms updating (batch ${config.batch_size ?? 128}); ` +
           `main-thread long tasks: ${lt.count} (worst ${fmt(lt.worst_ms, 0)} ms)`);

@@ -142,6 +142,12 @@ export async function trainInPage(page, opts, log = (line) => console.log(line))
           const rates = p.tasks.map((t) => `${t.task} ${t.stats.episodes ? (100 * t.stats.success_rate_100).toFixed(0) + '%' : '-'}`).join(' ');
           window.weblabDqnLog(`  ${p.env_steps} steps, ${p.updates} updates, ${p.steps_per_s?.toFixed(1) ?? "-"} steps/s, loss ${p.loss?.toFixed(4) ?? '-'}, replay ${p.replay_len} (+${(100 * p.positive_fraction).toFixed(0)}%) | ${rates}`);
         }
+        // A wall-clock cap on training (pauses excluded): what is unsolved by then stays unsolved.
+        if (o.stopAfterS && !stopping && (p.active_s ?? 0) >= o.stopAfterS) {
+          stopping = true;
+          window.weblabDqnLog(`  stopped at the cap: ${o.stopAfterS / 60} min of training, ${p.env_steps} steps`);
+          session.stop();
+        }
         if (o.stopWhenSolved && !stopping) {
           if (stopAt === null && p.tasks.every((t) => t.solved_at_frames != null)) stopAt = p.env_steps + (o.afterSolved || 0);
           if (stopAt !== null && p.env_steps >= stopAt) {
