@@ -129,7 +129,7 @@ try {
         }
         const total = all ? Math.max(...r.tasks.map((t) => t.solved_at_total)) : null;
         const minutes = all ? Math.max(...r.tasks.map((t) => t.solved_at_ms)) / 60000 : null;
-        console.log(`\nmultitask (9 tasks): ${all ? `all solved after ${total} frames in all, ${fmt(minutes)} min of training` : `not all solved within ${r.env_steps} frames, ${fmt(r.active_s / 60)} min`} (the paper: about 63,000); ` +
+        console.log(`\nmultitask (9 tasks): ${all ? `all solved after ${total} frames in all, ${fmt(minutes)} min of training` : `not all solved within ${r.env_steps} frames`} (the paper: about 63,000); ` +
           `${fmt(r.active_s / 60)} min of training, ${fmt(r.updates_per_s)} updates/s, ${fmt(r.steps_per_s)} steps/s; per step ` +
           `${fmt(r.act_ms, 2)} ms acting, ${fmt(r.env_ms, 1)} ms in the page, ${fmt(r.update_ms, 1)} ms updating (batch ${config.batch_size ?? 128}); ` +
           `main-thread long tasks: ${lt.count} (worst ${fmt(lt.worst_ms, 0)} ms)`);
