@@ -390,7 +390,6 @@ impl DomQNetAgent {
         lap(&mut ph.sample);
         let device = self.model().device();
         let plain = device.clone().without_autodiff();
-        let col_i = |v: Vec<i64>| Tensor::<2, Int>::from_data(TensorData::new(v.clone(), [v.len(), 1]), &plain);
         let col_f = |v: Vec<f32>| Tensor::<2>::from_data(TensorData::new(v.clone(), [v.len(), 1]), &plain);
 
         // Bootstrap values of the non-terminal next states.
@@ -421,11 +420,9 @@ impl DomQNetAgent {
         lap(&mut ph.forward);
         let packed = pack(&states, &cfg, &mut self.rng);
         lap(&mut ph.pack);
-        let q = model.forward(&packed, true);
-        let has_goal = has_goal_column(&states, &device);
-        let q_sa = q.dom.gather(1, col_i(trans.iter().map(|t| t.action.leaf as i64).collect()))
-            + q.token.gather(1, col_i(trans.iter().map(|t| t.action.token as i64).collect())) * has_goal
-            + q.mode.gather(1, col_i(trans.iter().map(|t| t.action.mode as i64).collect()));
+        let taken: Vec<DqnAction> = trans.iter().map(|t| t.action).collect();
+        let q = model.forward_taken(&packed, &taken, true);
+        let q_sa = q.dom + q.token * has_goal_column(&states, &device) + q.mode;
         let td = (y.clone() - q_sa.clone()).detach();
         let per_sample = HuberLossConfig::new(cfg.huber_delta).init().forward_no_reduction(q_sa, y);
         let loss = (per_sample * col_f(batch.weights.clone())).mean();

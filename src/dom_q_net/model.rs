@@ -10,6 +10,7 @@ use burn::tensor::IndexingUpdateOp;
 use super::batch::Packed;
 use crate::rng::Rng;
 use super::config::DqnConfig;
+use super::replay::DqnAction;
 
 /// Factorised Gaussian noisy linear layer (Fortunato et al., 2018). The noise lives in plain
 /// tensor fields: moved with the module, never trained or saved.
@@ -209,12 +210,86 @@ impl DomQNetModel {
         self.tag_emb.val().device()
     }
 
+    /// Every Q-value of every state in the batch (acting, the next states' bootstrap).
     pub fn forward(&self, p: &Packed, noisy: bool) -> QOut {
+        let e = self.encode(p);
         let dev = self.device();
         let plain = dev.clone().without_autodiff();
-        let ints = |v: &[i64]| Tensor::<1, Int>::from_data(TensorData::new(v.to_vec(), [v.len()]), &plain);
+        let (b, l, g) = (p.b, p.l, p.g);
+        // The DOM stream scores the real leaves, [e_local ; e_neighbor ; e_global] each, with the
+        // global part shared per state; padding slots read a zero row and are masked.
+        let leaf_mask = Tensor::<2>::from_data(TensorData::new(p.leaf_mask.clone(), [b, l]), &plain);
+        let dom = if p.leaf_nodes.is_empty() {
+            leaf_mask
+        } else {
+            let q = self.dom_stream_at(&e, &p.leaf_nodes, &p.leaf_state, noisy); // [L, 1]
+            Tensor::cat(vec![q, Tensor::zeros([1, 1], &dev)], 0).select(0, ints(&p.leaf_slots, &plain)).reshape([b, l]) + leaf_mask
+        };
+        // The token stream: [e_token ; e_position ; e_global] per goal token.
+        let token = self
+            .token_stream
+            .forward_shared(e.goal_in, e.global.clone(), ints(&p.goal_state, &plain), noisy)
+            .reshape([b, g])
+            + Tensor::<2>::from_data(TensorData::new(p.goal_mask.clone(), [b, g]), &plain);
+        let mode = self.mode_stream.forward(e.global, noisy);
+        QOut { dom, token, mode }
+    }
+
+    /// The three heads' Q-values of one action per state, each [b, 1]: the same numbers as
+    /// `forward`'s tables gathered at `taken` (masks included), but the DOM and token streams run
+    /// on the taken leaf and token only. The loss needs no other, and those two streams over every
+    /// leaf and token were a fifth of the update's forward and backward.
+    pub fn forward_taken(&self, p: &Packed, taken: &[DqnAction], noisy: bool) -> QOut {
+        assert_eq!(taken.len(), p.b, "one action per state");
+        let e = self.encode(p);
+        let plain = self.device().without_autodiff();
+        let column = |v: Vec<f32>| Tensor::<2>::from_data(TensorData::new(v.clone(), [v.len(), 1]), &plain);
+        let (l, g) = (p.l, p.g);
+        let states: Vec<i64> = (0..p.b as i64).collect();
+        // A slot that is padding (never stored by the agent) reads its masked value, as `forward`.
+        let leaf_nodes: Vec<i64> = taken
+            .iter()
+            .enumerate()
+            .map(|(k, a)| p.leaf_slots[k * l + a.leaf as usize])
+            .map(|real| p.leaf_nodes.get(real as usize).copied().unwrap_or(0))
+            .collect();
+        let dom = if p.leaf_nodes.is_empty() {
+            column(taken.iter().enumerate().map(|(k, a)| p.leaf_mask[k * l + a.leaf as usize]).collect())
+        } else {
+            let dom_mask: Vec<f32> = taken.iter().enumerate().map(|(k, a)| p.leaf_mask[k * l + a.leaf as usize]).collect();
+            self.dom_stream_at(&e, &leaf_nodes, &states, noisy) + column(dom_mask)
+        };
+        let slots: Vec<i64> = taken.iter().enumerate().map(|(k, a)| (k * g + a.token as usize) as i64).collect();
+        let token_mask: Vec<f32> = slots.iter().map(|&s| p.goal_mask[s as usize]).collect();
+        let token = self
+            .token_stream
+            .forward_shared(e.goal_in.select(0, ints(&slots, &plain)), e.global.clone(), ints(&states, &plain), noisy)
+            + column(token_mask);
+        let modes: Vec<i64> = taken.iter().map(|a| a.mode as i64).collect();
+        let mode = self
+            .mode_stream
+            .forward(e.global, noisy)
+            .gather(1, Tensor::<2, Int>::from_data(TensorData::new(modes, [p.b, 1]), &plain));
+        QOut { dom, token, mode }
+    }
+
+    /// The DOM stream on the compact nodes `nodes`, each with the global embedding of its state in
+    /// `state`: [nodes, 1].
+    fn dom_stream_at(&self, e: &Encoding, nodes: &[i64], state: &[i64], noisy: bool) -> Tensor<2> {
+        let plain = self.device().without_autodiff();
+        let rows = ints(nodes, &plain);
+        let own = Tensor::cat(vec![e.local_c.clone().select(0, rows.clone()), e.neighbor_c.clone().select(0, rows)], 1);
+        self.dom_stream.forward_shared(own, e.global.clone(), ints(state, &plain), noisy)
+    }
+
+    /// Local module, gated graph network and global readout (§3.3): everything before the Q
+    /// streams.
+    fn encode(&self, p: &Packed) -> Encoding {
+        let dev = self.device();
+        let plain = dev.clone().without_autodiff();
+        let ints = |v: &[i64]| ints(v, &plain);
         let floats = |v: &[f32], shape: [usize; 3]| Tensor::<3>::from_data(TensorData::new(v.to_vec(), shape), &plain);
-        let (b, v, l, g) = (p.b, p.v, p.l, p.g);
+        let (b, v, g) = (p.b, p.v, p.g);
         let n = b * v;
         let (d, gd, dt) = (self.local_dim, self.global_dim, self.text_dim);
 
@@ -298,27 +373,21 @@ impl DomQNetModel {
         }
         let global = Tensor::cat(globals, 1); // [b, gd]
         debug_assert_eq!(global.dims()[1], gd);
-
-        // Q streams. The DOM stream scores the real leaves, [e_local ; e_neighbor ; e_global]
-        // each, with the global part shared per state; padding slots read a zero row and masked.
-        let leaf_mask = Tensor::<2>::from_data(TensorData::new(p.leaf_mask.clone(), [b, l]), &plain);
-        let dom = if p.leaf_nodes.is_empty() {
-            leaf_mask
-        } else {
-            let leaves = ints(&p.leaf_nodes);
-            let own = Tensor::cat(vec![local_c.select(0, leaves.clone()), neighbor_c.select(0, leaves)], 1);
-            let q = self.dom_stream.forward_shared(own, global.clone(), ints(&p.leaf_state), noisy); // [L, 1]
-            Tensor::cat(vec![q, Tensor::zeros([1, 1], &dev)], 0).select(0, ints(&p.leaf_slots)).reshape([b, l]) + leaf_mask
-        };
-        // The token stream: [e_token ; e_position ; e_global] per goal token.
-        let token = self
-            .token_stream
-            .forward_shared(Tensor::cat(vec![goal_text, goal_pos], 1), global.clone(), ints(&p.goal_state), noisy)
-            .reshape([b, g])
-            + Tensor::<2>::from_data(TensorData::new(p.goal_mask.clone(), [b, g]), &plain);
-        let mode = self.mode_stream.forward(global, noisy);
-        QOut { dom, token, mode }
+        Encoding { local_c, neighbor_c, global, goal_in: Tensor::cat(vec![goal_text, goal_pos], 1) }
     }
+}
+
+/// What the Q streams read: per real node its local and neighbour embeddings (compact rows), per
+/// state its global embedding, per goal slot its [token embedding ; one-hot position].
+struct Encoding {
+    local_c: Tensor<2>,
+    neighbor_c: Tensor<2>,
+    global: Tensor<2>,
+    goal_in: Tensor<2>,
+}
+
+fn ints(v: &[i64], device: &Device) -> Tensor<1, Int> {
+    Tensor::<1, Int>::from_data(TensorData::new(v.to_vec(), [v.len()]), device)
 }
 
 #[cfg(test)]
@@ -416,5 +485,70 @@ mod tests {
             assert!(padded[3..].iter().all(|&q| q < -1e8), "padding leaves are masked: {padded:?}");
             assert!(row(mixed.token, 2, 4).iter().all(|&q| q < -1e8), "a state without goal tokens has none to type");
         }
+    }
+
+    #[test]
+    fn q_values_of_the_taken_actions_and_their_gradients_are_the_full_forwards() {
+        // The update's loss reads `forward_taken`; it must be `forward` gathered, down to the
+        // gradients that every weight gets, or learning would change.
+        use crate::dom_q_net::replay::Mode;
+        use burn::optim::GradientsParams;
+        let cfg = DqnConfig { dom_hidden: 16, token_hidden: 8, mode_hidden: 8, ..DqnConfig::default() };
+        let dev = Device::flex().autodiff();
+        let mut rng = Rng::new(2);
+        let model = DomQNetModel::new(&cfg, &dev).resample_noise(&mut rng);
+        let (small, big, bare) = (page(5, 2), page(13, 4), page(3, 0));
+        let p = pack(&[&big, &small, &bare], &cfg, &mut rng);
+        let taken = [
+            DqnAction { leaf: 5, token: 3, mode: Mode::Type },
+            DqnAction { leaf: 1, token: 1, mode: Mode::Click },
+            DqnAction { leaf: 0, token: 0, mode: Mode::Click },
+        ];
+        let column = |v: Vec<i64>| Tensor::<2, Int>::from_data(TensorData::new(v.clone(), [v.len(), 1]), &dev);
+        let has_goal = Tensor::<2>::from_data(TensorData::new(vec![1.0f32, 1.0, 0.0], [3, 1]), &dev);
+        for noisy in [false, true] {
+            let full = model.forward(&p, noisy);
+            let gathered = [
+                full.dom.gather(1, column(taken.iter().map(|a| a.leaf as i64).collect())),
+                full.token.gather(1, column(taken.iter().map(|a| a.token as i64).collect())),
+                full.mode.gather(1, column(taken.iter().map(|a| a.mode as i64).collect())),
+            ];
+            let part = model.forward_taken(&p, &taken, noisy);
+            let parts = [part.dom, part.token, part.mode];
+            for (head, (a, b)) in ["dom", "token", "mode"].iter().zip(gathered.iter().zip(&parts)) {
+                assert_eq!(b.dims(), [3, 1], "{head}");
+                assert!(close(&values(a.clone()), &values(b.clone())), "{head} noisy {noisy}");
+            }
+            let loss = |[d, t, m]: [Tensor<2>; 3]| ((d + t * has_goal.clone() + m) * 0.5).sum();
+            let g_full = GradientsParams::from_grads(loss(gathered).backward(), &model);
+            let g_part = GradientsParams::from_grads(loss(parts).backward(), &model);
+            let (a, b) = (gradients(&model, &g_full), gradients(&model, &g_part));
+            assert!(a.len() > 10 && a.len() == b.len());
+            let mut nonzero = 0;
+            for (k, (a, b)) in a.iter().zip(&b).enumerate() {
+                assert_eq!(a.is_some(), b.is_some(), "parameter {k} has a gradient in one forward only");
+                let (a, b) = (a.clone().unwrap_or_default(), b.clone().unwrap_or_default());
+                // Relative to the tensor's largest entry: most entries of a gradient are tiny.
+                let scale = a.iter().fold(0f32, |m, x| m.max(x.abs()));
+                assert!(a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| (x - y).abs() <= 1e-5 * scale + 1e-9),
+                    "gradient of parameter {k} (noisy {noisy}): {a:?} vs {b:?}");
+                nonzero += (scale > 0.0) as usize;
+            }
+            assert!(nonzero > 10, "the loss reaches the weights ({nonzero} parameters)");
+        }
+    }
+
+    /// Each parameter's gradient, flattened, in the module's order.
+    fn gradients(model: &DomQNetModel, grads: &burn::optim::GradientsParams) -> Vec<Option<Vec<f32>>> {
+        struct Collect<'a>(&'a burn::optim::GradientsParams, Vec<Option<Vec<f32>>>);
+        impl burn::module::ModuleVisitor for Collect<'_> {
+            fn visit_float<const D: usize>(&mut self, p: &Param<Tensor<D>>) {
+                let g = self.0.get::<D>(p.id).map(|g| g.into_data().try_to_vec::<f32>().unwrap());
+                self.1.push(g);
+            }
+        }
+        let mut c = Collect(grads, Vec::new());
+        model.visit(&mut c);
+        c.1
     }
 }
