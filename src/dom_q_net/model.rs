@@ -336,9 +336,9 @@ impl DomQNetModel {
                 let msgs = self.w_msg.forward(h.clone()).select(0, src.clone());
                 let m = Tensor::<2>::zeros([n_real, d], &dev).select_assign(0, dst.clone(), msgs, IndexingUpdateOp::Add);
                 let mh = Tensor::cat(vec![m.clone(), h.clone()], 1);
-                let r = sigmoid(self.w_reset.forward(mh.clone()));
-                let u = sigmoid(self.w_update.forward(mh));
-                let cand = tanh(self.w_new.forward(Tensor::cat(vec![m, r * h.clone()], 1)));
+                let r = sigmoid_keeping_output(self.w_reset.forward(mh.clone()));
+                let u = sigmoid_keeping_output(self.w_update.forward(mh));
+                let cand = tanh_keeping_output(self.w_new.forward(Tensor::cat(vec![m, r * h.clone()], 1)));
                 h = h.clone() + u * (cand - h);
             }
         }
@@ -384,6 +384,25 @@ struct Encoding {
     neighbor_c: Tensor<2>,
     global: Tensor<2>,
     goal_in: Tensor<2>,
+}
+
+/// σ(x) whose backward reads the saved output instead of evaluating σ again from x, as burn's
+/// own does: value σ(x) + 0, gradient (g·σ)·(1 − σ), burn's expression in burn's order, so the
+/// same bits both ways. The GRU's transcendentals were a fifth of the tab's update, half of them
+/// in the backward pass.
+fn sigmoid_keeping_output(x: Tensor<2>) -> Tensor<2> {
+    let fixed = x.clone().detach();
+    let s = sigmoid(fixed.clone());
+    s.clone() + ((x - fixed) * (s.clone().neg() + 1.0)) * s
+}
+
+/// tanh(x) likewise: gradient g·(1 − tanh²), with 1 − tanh² formed as burn's backward forms it.
+/// Written t − (x' − x)·slope rather than t + (x − x')·slope so that tanh(−0) stays −0.
+fn tanh_keeping_output(x: Tensor<2>) -> Tensor<2> {
+    let fixed = x.clone().detach();
+    let t = tanh(fixed.clone());
+    let slope = t.clone().powi_scalar(2).neg() + 1.0;
+    t - (fixed - x) * slope
 }
 
 fn ints(v: &[i64], device: &Device) -> Tensor<1, Int> {
@@ -535,6 +554,31 @@ mod tests {
                 nonzero += (scale > 0.0) as usize;
             }
             assert!(nonzero > 10, "the loss reaches the weights ({nonzero} parameters)");
+        }
+    }
+
+    #[test]
+    fn gates_that_keep_their_output_give_burns_values_and_gradients_bit_for_bit() {
+        // Learning must not change: the same bits as burn's sigmoid and tanh, forward and back.
+        let dev = Device::flex().autodiff();
+        let xs: Vec<f32> = (0..64).map(|i| (i as f32 - 32.0) * 0.37).chain([0.0, -0.0, 1e-7, 40.0, -40.0]).collect();
+        let n = xs.len();
+        let x = || Tensor::<2>::from_data(TensorData::new(xs.clone(), [1, n]), &dev).require_grad();
+        let upstream = Tensor::<2>::from_data(TensorData::new((0..n).map(|i| 0.3 - i as f32 * 0.011).collect::<Vec<_>>(), [1, n]), &dev);
+        let bits = |t: Tensor<2>| t.into_data().try_to_vec::<f32>().unwrap().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        type Gate = fn(Tensor<2>) -> Tensor<2>;
+        let pairs: [(&str, Gate, Gate); 2] =
+            [("sigmoid", sigmoid, sigmoid_keeping_output), ("tanh", tanh, tanh_keeping_output)];
+        for (name, burns, ours) in pairs {
+            let (a, b) = (x(), x());
+            let (ya, yb) = (burns(a.clone()), ours(b.clone()));
+            assert_eq!(bits(ya.clone().detach()), bits(yb.clone().detach()), "{name} values");
+            let ga = a.grad(&(ya * upstream.clone()).sum().backward()).unwrap();
+            let gb = b.grad(&(yb * upstream.clone()).sum().backward()).unwrap();
+            let ga: Vec<u32> = ga.into_data().try_to_vec::<f32>().unwrap().iter().map(|v| v.to_bits()).collect();
+            let gb: Vec<u32> = gb.into_data().try_to_vec::<f32>().unwrap().iter().map(|v| v.to_bits()).collect();
+            assert!(ga.iter().any(|&g| f32::from_bits(g) != 0.0), "{name}: the gradient reaches x");
+            assert_eq!(ga, gb, "{name} gradients");
         }
     }
 
