@@ -162,6 +162,16 @@ export function initTrain(ctx) {
 
   // ---------------------------------------------------------------- hyperparameters
   const field = (key) => $('hyper-fields').querySelector(`[data-key="${key}"]`);
+  // An f32 setting (adam_epsilon) arrives as the f64 nearest to it: 1e-8 would show as
+  // 9.99999993922529e-9. Show the shortest decimal that is the same f32; other numbers as they are.
+  function shownNumber(v) {
+    if (Number.isInteger(v) || Math.fround(v) !== v) return String(v);
+    for (let digits = 1; digits <= 9; digits++) {
+      const s = String(Number(v.toPrecision(digits)));
+      if (Math.fround(Number(s)) === v) return s;
+    }
+    return String(v);
+  }
   function buildHyper(cfg) {
     const box = $('hyper-fields');
     box.replaceChildren();
@@ -171,7 +181,7 @@ export function initTrain(ctx) {
       if (typeof value === 'boolean') {
         input = Object.assign(document.createElement('input'), { type: 'checkbox', checked: cfg[key] });
       } else {
-        input = Object.assign(document.createElement('input'), { type: 'text', inputMode: 'decimal', value: cfg[key] === null ? '' : String(cfg[key]) });
+        input = Object.assign(document.createElement('input'), { type: 'text', inputMode: 'decimal', value: cfg[key] === null ? '' : typeof cfg[key] === 'number' ? shownNumber(cfg[key]) : String(cfg[key]) });
         if (value === null || key === 'grad_clip') input.placeholder = 'none';
       }
       input.dataset.key = key;

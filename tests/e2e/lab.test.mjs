@@ -105,6 +105,8 @@ test('the hyperparameter editor offers the paper\'s, the reference code\'s and t
     await page.click('#hyper summary');
     const value = (key) => page.$eval(`#hyper-fields [data-key="${key}"]`, (i) => (i.type === 'checkbox' ? i.checked : i.value));
     assert.deepEqual([await value('local_text_embedding'), await value('token_hidden'), await value('mode_hidden')], [true, '128', '128']);
+    // An f32 setting shows as written (not 9.99999993922529e-9), an f64 one as it is.
+    assert.deepEqual([await value('adam_epsilon'), await value('learning_rate'), await value('gamma')], ['1e-8', '0.00015', '0.99']);
     await page.click('#hyper-reference');
     assert.deepEqual([await value('local_text_embedding'), await value('token_hidden'), await value('mode_hidden')], [false, '64', '32']);
     // Every choice of the authors' code, T = 7 and the 100k buffer included (not the paper's
