@@ -253,12 +253,8 @@ impl DomQNetModel {
             .map(|(k, a)| p.leaf_slots[k * l + a.leaf as usize])
             .map(|real| p.leaf_nodes.get(real as usize).copied().unwrap_or(0))
             .collect();
-        let dom = if p.leaf_nodes.is_empty() {
-            column(taken.iter().enumerate().map(|(k, a)| p.leaf_mask[k * l + a.leaf as usize]).collect())
-        } else {
-            let dom_mask: Vec<f32> = taken.iter().enumerate().map(|(k, a)| p.leaf_mask[k * l + a.leaf as usize]).collect();
-            self.dom_stream_at(&e, &leaf_nodes, &states, noisy) + column(dom_mask)
-        };
+        let dom_mask = column(taken.iter().enumerate().map(|(k, a)| p.leaf_mask[k * l + a.leaf as usize]).collect());
+        let dom = if p.leaf_nodes.is_empty() { dom_mask } else { self.dom_stream_at(&e, &leaf_nodes, &states, noisy) + dom_mask };
         let slots: Vec<i64> = taken.iter().enumerate().map(|(k, a)| (k * g + a.token as usize) as i64).collect();
         let token_mask: Vec<f32> = slots.iter().map(|&s| p.goal_mask[s as usize]).collect();
         let token = self
