@@ -8,51 +8,21 @@
 //! agents are watched, not trained further, and f16 halves their download. Version 1 files (f32)
 //! still load.
 
-use std::collections::VecDeque;
-use std::fmt;
-use std::future::Future;
-
-use burn::module::{ModuleMapper, ModuleVisitor, Param, ParamId};
 use burn::prelude::*;
-use burn::store::ModuleRecord;
-use burn::tensor::{Bytes, FloatDType};
 use serde::{Deserialize, Serialize};
 
 use super::agent::{Counters, DomQNetAgent};
 use super::config::DqnConfig;
 use super::model::DomQNetModel;
 use super::vocab::{PAD, UNK, Vocabs};
+use crate::learn::checkpoint::{self as container, Kind};
 
-pub const MAGIC: &[u8; 8] = b"WEBLABQN";
+pub use crate::learn::checkpoint::{CheckpointError, Precision};
+
 pub const FORMAT_VERSION: u32 = 2;
 /// Oldest format version this lab still reads.
 pub const OLDEST_VERSION: u32 = 1;
-
-pub use crate::learn::checkpoint::Precision;
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum CheckpointError {
-    NotACheckpoint,
-    UnsupportedVersion { found: u32, supported: u32 },
-    Corrupt(String),
-    Mismatch(String),
-}
-
-impl fmt::Display for CheckpointError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CheckpointError::NotACheckpoint => write!(f, "this file is not a weblab DOM-Q-Net checkpoint"),
-            CheckpointError::UnsupportedVersion { found, supported } => write!(
-                f,
-                "this checkpoint has format version {found}; this lab reads versions {OLDEST_VERSION} to {supported}"
-            ),
-            CheckpointError::Corrupt(why) => write!(f, "the checkpoint is damaged: {why}"),
-            CheckpointError::Mismatch(why) => write!(f, "the checkpoint does not fit this agent: {why}"),
-        }
-    }
-}
-
-impl std::error::Error for CheckpointError {}
+pub const KIND: Kind = Kind { magic: b"WEBLABQN", name: "DOM-Q-Net", oldest: OLDEST_VERSION, newest: FORMAT_VERSION };
 
 /// What a checkpoint says about itself, besides the weights.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -100,60 +70,10 @@ pub struct Checkpoint {
     record: Vec<u8>,
 }
 
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
-}
-
-struct Collect(Vec<(ParamId, Tensor<1>)>);
-impl ModuleVisitor for Collect {
-    fn visit_float<const D: usize>(&mut self, p: &Param<Tensor<D>>) {
-        self.0.push((p.id, p.val().without_autodiff().reshape([-1])));
-    }
-}
-
-/// Fills a fresh module with read-back weights under the trained module's parameter ids (the
-/// record keeps them): a restored network is the same network, parameter for parameter.
-struct Fill {
-    data: VecDeque<(ParamId, TensorData)>,
-    device: Device,
-}
-impl ModuleMapper for Fill {
-    fn map_float<const D: usize>(&mut self, p: Param<Tensor<D>>) -> Param<Tensor<D>> {
-        let shape = p.lazy_shape();
-        let (id, data) = self.data.pop_front().expect("one tensor per parameter");
-        Param::initialized(id, Tensor::<1>::from_data(data, &self.device).reshape(shape))
-    }
-}
-
-/// Counts weights that are NaN or infinite, reading each parameter at once (CPU tensors only).
-struct CountNonFinite {
-    bad: usize,
-    total: usize,
-    /// A read that was not ready at once (never on the CPU).
-    unread: bool,
-}
-impl ModuleVisitor for CountNonFinite {
-    fn visit_float<const D: usize>(&mut self, p: &Param<Tensor<D>>) {
-        // One poll: a CPU read is ready at once, and a blocking read would abort on wasm.
-        let read = p.val().into_data_async();
-        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-        let data = match std::pin::pin!(read).poll(&mut cx) {
-            std::task::Poll::Ready(Ok(d)) => d,
-            _ => return self.unread = true,
-        };
-        match data.try_into_vec_as::<f32>() {
-            Ok(values) => {
-                self.total += values.len();
-                self.bad += values.iter().filter(|x| !x.is_finite()).count();
-            }
-            Err(_) => self.unread = true,
-        }
-    }
-}
-
 /// The parameter ids of `model`, in visiting order.
 #[cfg(test)]
-pub(crate) fn param_ids(model: &DomQNetModel) -> Vec<ParamId> {
+pub(crate) fn param_ids(model: &DomQNetModel) -> Vec<burn::module::ParamId> {
+    use burn::module::{ModuleVisitor, Param, ParamId};
     struct Ids(Vec<ParamId>);
     impl ModuleVisitor for Ids {
         fn visit_float<const D: usize>(&mut self, p: &Param<Tensor<D>>) {
@@ -163,32 +83,6 @@ pub(crate) fn param_ids(model: &DomQNetModel) -> Vec<ParamId> {
     let mut ids = Ids(Vec::new());
     model.visit(&mut ids);
     ids.0
-}
-
-/// Casts every parameter to one float type (on the CPU: WebGPU may lack f16).
-struct CastTo(FloatDType);
-impl ModuleMapper for CastTo {
-    fn map_float<const D: usize>(&mut self, p: Param<Tensor<D>>) -> Param<Tensor<D>> {
-        let dtype = self.0;
-        p.map(move |t| t.cast(dtype))
-    }
-}
-
-/// The weights of `model` as a burn record, read with async reads so it works on WebGPU too.
-async fn record_bytes(model: &DomQNetModel, cfg: &DqnConfig, precision: Precision) -> Result<Vec<u8>, String> {
-    let mut params = Collect(Vec::new());
-    model.visit(&mut params);
-    let mut data = VecDeque::new();
-    for (id, t) in params.0 {
-        data.push_back((id, t.into_data_async().await.map_err(|e| format!("reading weights failed: {e:?}"))?));
-    }
-    let cpu = Device::flex();
-    let mut copy = DomQNetModel::new(cfg, &cpu).map(&mut Fill { data, device: cpu });
-    if precision == Precision::Half {
-        copy = copy.map(&mut CastTo(FloatDType::F16));
-    }
-    let bytes = copy.into_record().into_bytes().map_err(|e| e.to_string())?;
-    Ok(bytes.to_vec())
 }
 
 impl DomQNetAgent {
@@ -208,17 +102,9 @@ impl DomQNetAgent {
             half_precision: precision == Precision::Half,
         };
         let header = serde_json::to_vec(&header).map_err(|e| e.to_string())?;
-        let record = record_bytes(self.model(), &self.cfg, precision).await?;
-        let mut out = Vec::with_capacity(32 + header.len() + record.len());
-        out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-        out.extend_from_slice(&(header.len() as u32).to_le_bytes());
-        out.extend_from_slice(&header);
-        out.extend_from_slice(&(record.len() as u64).to_le_bytes());
-        out.extend_from_slice(&record);
-        let sum = fnv1a(&out);
-        out.extend_from_slice(&sum.to_le_bytes());
-        Ok(out)
+        let cfg = &self.cfg;
+        let record = container::record_bytes(self.model(), |d| DomQNetModel::new(cfg, d), precision).await?;
+        Ok(container::write(&KIND, &header, &record))
     }
 
     /// An agent with the checkpoint's network, config, vocabularies and counters, on `device`.
@@ -229,30 +115,8 @@ impl DomQNetAgent {
         let Checkpoint { header, record } = ckpt;
         // `header` is public: whoever built this checkpoint may have changed it after `from_bytes`.
         header.check()?;
-        let corrupt = |e: String| CheckpointError::Corrupt(e);
-        let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(record)).map_err(|e| corrupt(e.to_string()))?;
-        // Through the CPU first, where the weights can be read at once (on WebGPU every read is
-        // async): widened to f32 (the network computes in f32, WebGPU may have no f16), checked.
-        let cpu = Device::flex();
-        let mut on_cpu = DomQNetModel::new(&header.config, &cpu).try_load_record(record).map_err(|e| corrupt(e.to_string()))?;
-        if header.half_precision {
-            on_cpu = on_cpu.map(&mut CastTo(FloatDType::F32));
-        }
-        let mut count = CountNonFinite { bad: 0, total: 0, unread: false };
-        on_cpu.visit(&mut count);
-        if count.unread {
-            return Err(corrupt("its weights could not be read".into()));
-        }
-        if count.bad > 0 {
-            return Err(corrupt(format!(
-                "{} of its {} weights are not finite numbers (NaN or infinity)",
-                count.bad, count.total
-            )));
-        }
-        let record = on_cpu.into_record();
-        let model = DomQNetModel::new(&header.config, device)
-            .try_load_record(record)
-            .map_err(|e| CheckpointError::Corrupt(e.to_string()))?;
+        let cfg = &header.config;
+        let model = container::load_record(|d| DomQNetModel::new(cfg, d), &record, header.half_precision, device)?;
         let mut agent = DomQNetAgent::assemble(header.config, header.vocabs, model);
         agent.counters = header.counters;
         Ok(agent)
@@ -261,38 +125,11 @@ impl DomQNetAgent {
 
 impl Checkpoint {
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, CheckpointError> {
-        if bytes.len() < 8 || &bytes[..8] != MAGIC {
-            return Err(CheckpointError::NotACheckpoint);
-        }
-        let corrupt = |why: &str| CheckpointError::Corrupt(why.to_string());
-        let u32_at = |at: usize| -> Result<u32, CheckpointError> {
-            bytes.get(at..at + 4).map(|b| u32::from_le_bytes(b.try_into().unwrap())).ok_or_else(|| corrupt("it ends too early"))
-        };
-        let version = u32_at(8)?;
-        if !(OLDEST_VERSION..=FORMAT_VERSION).contains(&version) {
-            return Err(CheckpointError::UnsupportedVersion { found: version, supported: FORMAT_VERSION });
-        }
-        if bytes.len() < 8 + 4 + 4 + 8 + 8 {
-            return Err(corrupt("it ends too early"));
-        }
-        let (body, sum) = bytes.split_at(bytes.len() - 8);
-        if fnv1a(body) != u64::from_le_bytes(sum.try_into().unwrap()) {
-            return Err(corrupt("its checksum does not match (the file was changed or cut short)"));
-        }
-        let header_len = u32_at(12)? as usize;
-        let header_end = 16 + header_len;
-        let header: Header = serde_json::from_slice(body.get(16..header_end).ok_or_else(|| corrupt("bad header length"))?)
-            .map_err(|e| CheckpointError::Corrupt(format!("unreadable header: {e}")))?;
-        let mut header = header;
+        let parts = container::read(&KIND, bytes)?;
+        let mut header: Header =
+            serde_json::from_slice(parts.header).map_err(|e| CheckpointError::Corrupt(format!("unreadable header: {e}")))?;
         header.vocabs.reindex();
-        let record_len = body
-            .get(header_end..header_end + 8)
-            .map(|b| u64::from_le_bytes(b.try_into().unwrap()) as usize)
-            .ok_or_else(|| corrupt("it ends too early"))?;
-        let record = body.get(header_end + 8..header_end + 8 + record_len).ok_or_else(|| corrupt("the weights are cut short"))?;
-        if header_end + 8 + record_len != body.len() {
-            return Err(corrupt("unexpected bytes after the weights"));
-        }
+        let record = parts.record;
         header.check()?;
         Ok(Checkpoint { header, record: record.to_vec() })
     }
@@ -345,6 +182,8 @@ impl crate::learn::Agent for DomQNetAgent {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use burn::module::{ModuleMapper, Param};
+    use burn::tensor::FloatDType;
     use crate::dom_q_net::features::encode;
     use crate::sim::SimEnv;
     use crate::env::Environment;
@@ -401,12 +240,12 @@ mod tests {
         let agent = DomQNetAgent::new(small(), &dev).unwrap();
         let bytes = block_on(agent.save(&[])).unwrap();
 
-        assert_eq!(Checkpoint::from_bytes(b"PK\x03\x04 a zip file").err(), Some(CheckpointError::NotACheckpoint));
+        assert_eq!(Checkpoint::from_bytes(b"PK\x03\x04 a zip file").err(), Some(CheckpointError::NotACheckpoint("DOM-Q-Net")));
         let mut v9 = bytes.clone();
         v9[8] = 9;
         assert_eq!(
             Checkpoint::from_bytes(&v9).err(),
-            Some(CheckpointError::UnsupportedVersion { found: 9, supported: FORMAT_VERSION })
+            Some(CheckpointError::UnsupportedVersion { found: 9, oldest: OLDEST_VERSION, newest: FORMAT_VERSION })
         );
         let mut flipped = bytes.clone();
         let mid = flipped.len() / 2;
@@ -482,7 +321,7 @@ mod tests {
         // A version 1 file: the same layout, f32 weights, no precision field in the header.
         bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
         let end = bytes.len() - 8;
-        let sum = fnv1a(&bytes[..end]);
+        let sum = container::fnv1a(&bytes[..end]);
         bytes[end..].copy_from_slice(&sum.to_le_bytes());
         let ckpt = Checkpoint::from_bytes(&bytes).unwrap();
         assert!(!ckpt.header.half_precision);
@@ -500,7 +339,7 @@ mod tests {
         out.extend_from_slice(&(header.len() as u32).to_le_bytes());
         out.extend_from_slice(&header);
         out.extend_from_slice(&bytes[16 + len..bytes.len() - 8]);
-        let sum = fnv1a(&out);
+        let sum = container::fnv1a(&out);
         out.extend_from_slice(&sum.to_le_bytes());
         out
     }
@@ -545,33 +384,46 @@ mod tests {
         assert!(err.contains("replay_capacity must be between 1 and 1000000"), "{err}");
     }
 
-    /// Sets every weight of one parameter (the `which`-th, in visiting order) to `value`.
+    /// Sets every weight of one parameter (the `which`-th, in visiting order) to `value`; with
+    /// `half`, stores every parameter as f16 (what a half-precision file holds).
     struct Poison {
         which: usize,
         seen: usize,
         value: f32,
+        half: bool,
     }
     impl ModuleMapper for Poison {
         fn map_float<const D: usize>(&mut self, p: Param<Tensor<D>>) -> Param<Tensor<D>> {
             let hit = self.seen == self.which;
             self.seen += 1;
-            let value = self.value;
-            if hit { p.map(move |t| t.zeros_like().add_scalar(value)) } else { p }
+            let (value, half) = (self.value, self.half);
+            let p = if hit { p.map(move |t| t.zeros_like().add_scalar(value)) } else { p };
+            if half { p.map(|t| t.cast(FloatDType::F16)) } else { p }
         }
     }
 
     #[test]
-    fn checkpoints_with_nan_or_infinite_weights_are_refused() {
+    fn checkpoints_with_nan_or_infinite_weights_are_neither_saved_nor_loaded() {
         let dev = Device::flex();
         for (value, precision) in [(f32::NAN, Precision::Full), (f32::INFINITY, Precision::Full), (f32::NAN, Precision::Half)] {
             let cfg = small();
-            let model = DomQNetModel::new(&cfg, &dev).map(&mut Poison { which: 5, seen: 0, value });
+            let half = precision == Precision::Half;
             let vocabs = Vocabs::new(cfg.tag_vocab, cfg.text_vocab, cfg.class_vocab);
-            let poisoned = DomQNetAgent::assemble(cfg, vocabs, model);
-            let bytes = block_on(poisoned.save_with(&["sim-click".into()], precision)).unwrap();
-            let ckpt = Checkpoint::from_bytes(&bytes).unwrap();
+            let poison = |half| Poison { which: 5, seen: 0, value, half };
+            let poisoned = DomQNetAgent::assemble(cfg.clone(), vocabs.clone(), DomQNetModel::new(&cfg, &dev).map(&mut poison(false)));
+            let err = block_on(poisoned.save_with(&["sim-click".into()], precision)).unwrap_err();
+            assert!(err.contains("non-finite weights"), "{value} ({precision:?}): {err}");
+
+            // A file whose record carries them (written around that check) is refused on loading.
+            let good = DomQNetAgent::assemble(cfg.clone(), vocabs, DomQNetModel::new(&cfg, &dev));
+            let bytes = block_on(good.save_with(&["sim-click".into()], precision)).unwrap();
+            let parts = container::read(&KIND, &bytes).unwrap();
+            let record = DomQNetModel::new(&cfg, &dev).map(&mut poison(half)).into_record().into_bytes().unwrap();
+            let file = container::write(&KIND, parts.header, &record);
+            let ckpt = Checkpoint::from_bytes(&file).unwrap();
+            assert_eq!(ckpt.header.half_precision, half);
             let err = DomQNetAgent::from_checkpoint(ckpt, &dev).err().expect("refused").to_string();
-            assert!(err.contains("weights are not finite numbers"), "{value} ({precision:?}): {err}");
+            assert!(err.contains("weights are not finite numbers (NaN or infinity)"), "{value} ({precision:?}): {err}");
         }
     }
 

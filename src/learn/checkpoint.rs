@@ -7,6 +7,7 @@
 
 use std::collections::VecDeque;
 use std::fmt;
+use std::future::Future;
 
 use burn::module::{Module, ModuleMapper, ModuleVisitor, Param, ParamId};
 use burn::prelude::*;
@@ -135,6 +136,32 @@ impl ModuleMapper for Fill {
     }
 }
 
+/// Counts weights that are NaN or infinite, reading each parameter at once (CPU tensors only).
+struct CountNonFinite {
+    bad: usize,
+    total: usize,
+    /// A read that was not ready at once (never on the CPU).
+    unread: bool,
+}
+impl ModuleVisitor for CountNonFinite {
+    fn visit_float<const D: usize>(&mut self, p: &Param<Tensor<D>>) {
+        // One poll: a CPU read is ready at once, and a blocking read would abort on wasm.
+        let read = p.val().into_data_async();
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        let data = match std::pin::pin!(read).poll(&mut cx) {
+            std::task::Poll::Ready(Ok(d)) => d,
+            _ => return self.unread = true,
+        };
+        match data.try_into_vec_as::<f32>() {
+            Ok(values) => {
+                self.total += values.len();
+                self.bad += values.iter().filter(|x| !x.is_finite()).count();
+            }
+            Err(_) => self.unread = true,
+        }
+    }
+}
+
 /// Casts every parameter to one float type (on the CPU: WebGPU may lack f16).
 struct CastTo(FloatDType);
 impl ModuleMapper for CastTo {
@@ -177,18 +204,13 @@ pub fn load_record<M: Module>(fresh: impl Fn(&Device) -> M, record: &[u8], half:
     let cpu = Device::flex();
     let on_cpu = fresh(&cpu).try_load_record(rec).map_err(|e| corrupt(e.to_string()))?;
     let on_cpu = if half { on_cpu.map(&mut CastTo(FloatDType::F32)) } else { on_cpu };
-    struct Finite(bool);
-    impl ModuleVisitor for Finite {
-        fn visit_float<const D: usize>(&mut self, p: &Param<Tensor<D>>) {
-            // A CPU tensor: the synchronous read is fine here.
-            let ok = p.val().is_finite().all().into_scalar::<bool>();
-            self.0 &= ok;
-        }
+    let mut count = CountNonFinite { bad: 0, total: 0, unread: false };
+    on_cpu.visit(&mut count);
+    if count.unread {
+        return Err(corrupt("its weights could not be read".into()));
     }
-    let mut finite = Finite(true);
-    on_cpu.visit(&mut finite);
-    if !finite.0 {
-        return Err(corrupt("its weights contain NaN or infinity".into()));
+    if count.bad > 0 {
+        return Err(corrupt(format!("{} of its {} weights are not finite numbers (NaN or infinity)", count.bad, count.total)));
     }
     rec = on_cpu.into_record();
     fresh(device).try_load_record(rec).map_err(|e| corrupt(e.to_string()))
