@@ -186,6 +186,40 @@ async fn every_action_kind_reaches_the_page() {
     assert_eq!(env.steps(), steps);
 }
 
+/// A click is a real mouse press as the page's handlers see it: pointer then mouse events, down
+/// then up, at the element's centre, bubbling out of shadow roots, with the fields a page checks
+/// (a pointer's type and primacy; a mouse event's click count). `click()` gives the click itself.
+#[wasm_bindgen_test]
+async fn a_click_is_a_mouse_press_with_the_fields_a_page_checks() {
+    let (mut env, _spec, obs) = sink_env(EnvConfig::default()).await;
+    js_eval_in(
+        env.iframe(),
+        r#"window.PRESS = [];
+        ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click'].forEach(function (kind) {
+          document.getElementById('end').addEventListener(kind, function (e) {
+            var r = e.target.getBoundingClientRect();
+            window.PRESS.push([e.type, e.constructor.name, e.pointerType || '', !!e.isPrimary, e.buttons, e.detail,
+              e.bubbles, e.cancelable, e.composed, e.view === window, e.isTrusted,
+              Math.abs(e.clientX - (r.left + r.width / 2)) <= 1 && Math.abs(e.clientY - (r.top + r.height / 2)) <= 1].join(' '));
+          });
+        }); 0"#,
+    );
+    env.step(&Action::Click(by_id(&obs, "end").r#ref)).await.unwrap();
+    let v = js_eval_in(env.iframe(), "JSON.stringify(window.PRESS)");
+    let press: Vec<String> = serde_json::from_str(&v.as_string().unwrap()).unwrap();
+    assert_eq!(
+        press,
+        [
+            "pointerdown PointerEvent mouse true 1 0 true true true true false true",
+            "mousedown MouseEvent  false 1 1 true true true true false true",
+            "pointerup PointerEvent mouse true 0 0 true true true true false true",
+            "mouseup MouseEvent  false 0 1 true true true true false true",
+            // HTMLElement.click(): the browser fills this one (no coordinates, detail 0).
+            "click PointerEvent  false 0 0 true true true true false false",
+        ]
+    );
+}
+
 #[wasm_bindgen_test]
 async fn done_episode_refuses_actions_and_reset_renumbers() {
     let (mut env, spec, obs) = sink_env(EnvConfig::default()).await;

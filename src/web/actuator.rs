@@ -231,21 +231,9 @@ fn click(el: &Element, win: &Window, doc: &Document) -> Result<(), EnvError> {
     reveal(el, win);
     let r = el.get_bounding_client_rect();
     let (x, y) = (r.left() + r.width() / 2.0, r.top() + r.height() / 2.0);
-    let pointer = |kind: &str, buttons: u16| -> Result<(), EnvError> {
-        let init = PointerEventInit::new();
-        init.set_bubbles(true);
-        init.set_cancelable(true);
-        init.set_composed(true);
-        init.set_client_x(x as i32);
-        init.set_client_y(y as i32);
-        init.set_buttons(buttons);
-        init.set_pointer_type("mouse");
-        init.set_is_primary(true);
-        init.set_view(Some(win));
-        let ev = PointerEvent::new_with_event_init_dict(kind, &init).map_err(browser)?;
-        el.dispatch_event(&ev).map(|_| ()).map_err(browser)
-    };
-    let mouse = |kind: &str, buttons: u16| -> Result<bool, EnvError> {
+    // What a pointer event and a mouse event share; a pointer event's dictionary extends the
+    // mouse event's, so one object serves as both.
+    let shared = |buttons: u16| {
         let init = MouseEventInit::new();
         init.set_bubbles(true);
         init.set_cancelable(true);
@@ -253,8 +241,19 @@ fn click(el: &Element, win: &Window, doc: &Document) -> Result<(), EnvError> {
         init.set_client_x(x as i32);
         init.set_client_y(y as i32);
         init.set_buttons(buttons);
-        init.set_detail(1);
         init.set_view(Some(win));
+        init
+    };
+    let pointer = |kind: &str, buttons: u16| -> Result<(), EnvError> {
+        let init: PointerEventInit = shared(buttons).unchecked_into();
+        init.set_pointer_type("mouse");
+        init.set_is_primary(true);
+        let ev = PointerEvent::new_with_event_init_dict(kind, &init).map_err(browser)?;
+        el.dispatch_event(&ev).map(|_| ()).map_err(browser)
+    };
+    let mouse = |kind: &str, buttons: u16| -> Result<bool, EnvError> {
+        let init = shared(buttons);
+        init.set_detail(1);
         let ev = MouseEvent::new_with_mouse_event_init_dict(kind, &init).map_err(browser)?;
         el.dispatch_event(&ev).map_err(browser)
     };
