@@ -39,7 +39,7 @@ impl Action {
     pub fn describe(&self, dom: Option<&DomGraph>) -> String {
         // An element's own text is empty when it sits in child nodes (a label with a checkbox
         // and a text node): name it by the text under it, as a person reads it.
-        let what = |r: NodeRef| match dom.zip(dom.and_then(|d| d.index_of(r))) {
+        let what = |r: NodeRef| match dom.and_then(|d| Some((d, d.index_of(r)?))) {
             Some((d, i)) => match d.subtree_text(i) {
                 t if t.is_empty() => format!("{} #{r}", d.nodes[i].tag),
                 t => format!("{} \"{}\" #{r}", d.nodes[i].tag, clip(&t, 24)),
