@@ -168,12 +168,11 @@ async fn workflow_exploration_from_ten_demonstrations_learns_login_user() {
 /// policies built with one seed, fed the same successful login-user episodes (enough for replay
 /// updates), trained on-policy on the same seeds (sampled actions) and judged greedily on the
 /// same pages (which grows their vocabularies) end with bit-identical weights, vocabularies and
-/// counters (`web::wge::neural_fingerprint`); so does each after going through its checkpoint
+/// counters (`NeuralPolicy::fingerprint`); so does each after going through its checkpoint
 /// and Adam's moments, as a reload does, and one more update.
 #[wasm_bindgen_test]
 async fn domnet_training_in_the_tab_is_deterministic() {
     use weblab::learn::Agent;
-    use weblab::web::wge::neural_fingerprint;
     use weblab::learn::checkpoint::Precision;
     use weblab::wge::domnet_config::NeuralConfig;
     use weblab::wge::neural::NeuralPolicy;
@@ -201,15 +200,15 @@ async fn domnet_training_in_the_tab_is_deterministic() {
             n.train_on_policy(&mut env, &spec, seed).await.unwrap();
         }
         n.evaluate(&mut env, &spec, 100..103).await.unwrap();
-        let trained = neural_fingerprint(&n).await.unwrap();
+        let trained = n.fingerprint().await.unwrap();
         // Through its saved form, then one more update on the same episodes.
         let (checkpoint, moments) = (n.checkpoint(&[task.into()], Precision::Full).await.unwrap(), n.optimizer_state().await.unwrap().unwrap());
         let mut back = NeuralPolicy::from_checkpoint(&checkpoint, &device).unwrap();
         back.load_optimizer_state(&moments).unwrap();
-        assert_eq!(neural_fingerprint(&back).await.unwrap(), trained, "the checkpoint brought back other weights");
+        assert_eq!(back.fingerprint().await.unwrap(), trained, "the checkpoint brought back other weights");
         let refs: Vec<&ReplayEpisode> = episodes.iter().collect();
         back.update(&refs).await.unwrap();
-        let after = neural_fingerprint(&back).await.unwrap();
+        let after = back.fingerprint().await.unwrap();
         assert!(n.counters.updates >= 4, "the run reached {} updates", n.counters.updates);
         runs.push((trained, after));
     }

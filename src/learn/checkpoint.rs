@@ -56,8 +56,17 @@ pub struct Kind {
     pub newest: u32,
 }
 
+/// FNV-1a, 64 bits: the container's checksum.
 pub fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+    fnv1a_on(FNV_START, bytes)
+}
+
+/// FNV-1a's starting value (its offset basis).
+pub const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a continued from `hash` over `bytes`: one hash over data read piece by piece.
+pub fn fnv1a_on(hash: u64, bytes: &[u8]) -> u64 {
+    bytes.iter().fold(hash, |h, &b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// Writes the container.

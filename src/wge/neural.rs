@@ -288,6 +288,29 @@ impl NeuralPolicy {
         Ok(if n == 0 { 0.0 } else { wins as f64 / n as f64 })
     }
 
+    /// A fingerprint of what it has learned: every weight's bits, its vocabularies and counters,
+    /// to compare two runs. (Not of its checkpoint's bytes: burn's records name parameters by ids
+    /// drawn afresh for each model, so two equal models write different bytes.)
+    pub async fn fingerprint(&self) -> Result<u64, String> {
+        struct Params(Vec<Tensor<1>>);
+        impl ModuleVisitor for Params {
+            fn visit_float<const D: usize>(&mut self, p: &Param<Tensor<D>>) {
+                self.0.push(p.val().reshape([-1]));
+            }
+        }
+        let mut params = Params(Vec::new());
+        self.model().visit(&mut params);
+        let mut h = checkpoint::FNV_START;
+        for t in params.0 {
+            for v in read(t).await? {
+                h = checkpoint::fnv1a_on(h, &v.to_bits().to_le_bytes());
+            }
+        }
+        let v = &self.vocabs;
+        let rest = serde_json::to_vec(&(&v.words, &v.tags, &v.classes, &self.counters)).map_err(|e| e.to_string())?;
+        Ok(checkpoint::fnv1a_on(h, &rest))
+    }
+
     /// Restores a policy saved by [`Agent::checkpoint`] onto `device`.
     pub fn from_checkpoint(bytes: &[u8], device: &Device) -> Result<Self, CheckpointError> {
         let parts = checkpoint::read(&KIND, bytes)?;
@@ -514,10 +537,14 @@ mod tests {
         block_on(p.update(&[&ep])).unwrap();
         let bytes = block_on(p.checkpoint(&["sim-type".into()], Precision::Full)).unwrap();
         let mut q = NeuralPolicy::from_checkpoint(&bytes, &Device::flex()).unwrap();
+        assert_eq!(block_on(q.fingerprint()).unwrap(), block_on(p.fingerprint()).unwrap(), "the same weights, vocabularies and counters");
         for (o, a) in &ep.steps {
             let (x, y) = (block_on(p.log_prob(o, a)).unwrap().unwrap(), block_on(q.log_prob(o, a)).unwrap().unwrap());
             assert!((x - y).abs() < 1e-5, "{x} vs {y}");
         }
+        let before = block_on(p.fingerprint()).unwrap();
+        block_on(p.update(&[&ep])).unwrap();
+        assert_ne!(block_on(p.fingerprint()).unwrap(), before, "an update changes it");
         let mut bad = bytes.clone();
         let k = bad.len() / 2;
         bad[k] ^= 1;

@@ -16,9 +16,9 @@ use super::app::{Lab, Slots, js_err};
 use super::remote::to_js;
 use super::IframeEnv;
 use crate::demo::{DemoStep, Demonstration, MAX_DEMO_BYTES};
-use crate::env::{Action, EnvConfig, Environment, NodeRef, Observation, Rect, TaskSpec};
+use crate::env::{EnvConfig, Environment, Observation, TaskSpec};
 use crate::learn::Agent;
-use crate::learn::checkpoint::Precision;
+use crate::learn::checkpoint::{FNV_START, Precision, fnv1a_on};
 use crate::policy::Policy;
 use crate::policy::oracle::{Script, scripted};
 use crate::share::{
@@ -29,10 +29,13 @@ use crate::wge::config::WgeConfig;
 use crate::wge::demo_import::import_wge_demo;
 use crate::wge::induction::fold_click_then_type;
 use crate::wge::domnet_config::NeuralConfig;
-use crate::wge::explore::{EpisodeEnd, WorkflowEpisode, run_episode, train_episode};
+use crate::wge::explore::{run_episode, train_episode};
 use crate::wge::neural::NeuralPolicy;
-use crate::wge::policy::{DemoWorkflow, Mode, StopReason, WorkflowPolicy};
+use crate::wge::policy::{Mode, WorkflowPolicy};
 use crate::wge::replay::ReplayEpisode;
+
+mod view;
+use view::{DemoView, ExploredEpisode, NeuralView, explored_view, neural_view, view_of};
 
 /// Version of the view's saved state; a record of another version is refused and kept.
 pub const WGE_VIEW_FORMAT: u32 = 1;
@@ -233,188 +236,6 @@ impl State {
     }
 }
 
-/// One thing the workflow policy may do at a lattice position, as the view lists it.
-#[derive(Serialize)]
-struct OptionView {
-    /// The paper's notation, `Click(Like("Submit"))`; empty for a skip.
-    notation: String,
-    /// Readable: "click an element like 'Submit'", or "skip to step 3".
-    text: String,
-    /// Where the option moves the cursor.
-    to: usize,
-    skip: bool,
-    /// The policy's weight ψ and its probability π(z) at this position.
-    weight: f64,
-    probability: f64,
-    /// Execution paths on the demonstration's page.
-    paths: usize,
-}
-
-#[derive(Serialize)]
-struct PositionView {
-    /// What the demonstration did here, described on its page.
-    action: String,
-    /// Workflow steps induced on this position's edges (the policy keeps the most specific).
-    induced: usize,
-    /// The options, most probable first.
-    options: Vec<OptionView>,
-    /// The value baseline V of this position.
-    value: f64,
-}
-
-#[derive(Serialize)]
-struct DemoView {
-    index: usize,
-    source: DemoSource,
-    label: String,
-    task: String,
-    reward: f64,
-    raw_reward: f64,
-    program_count: usize,
-    positions: Vec<PositionView>,
-}
-
-fn view_of(index: usize, e: &Entry, d: &DemoWorkflow, policy: &WorkflowPolicy) -> DemoView {
-    let ins = Some(&d.instruction);
-    let positions = d
-        .positions
-        .iter()
-        .enumerate()
-        .map(|(v, position)| {
-            let probs = policy.probabilities(index, v);
-            let mut options: Vec<OptionView> = position
-                .options
-                .iter()
-                .enumerate()
-                .map(|(k, o)| {
-                    let to = d.lattice.edges[o.edge].to;
-                    let (notation, text, skip) = match d.constraint(o) {
-                        Some(c) => (c.to_string(), c.describe(ins), false),
-                        None if to >= d.lattice.steps => (String::new(), "skip to the end (the page did not change)".into(), true),
-                        None => (String::new(), format!("skip to step {} (the page did not change)", to + 1), true),
-                    };
-                    OptionView { notation, text, to, skip, weight: position.weights[k], probability: probs[k], paths: o.paths }
-                })
-                .collect();
-            options.sort_by(|a, b| b.probability.total_cmp(&a.probability));
-            let induced = d
-                .lattice
-                .edges_from(v)
-                .map(|edge| match &edge.kind {
-                    crate::wge::induction::EdgeKind::Act(p) => p.len(),
-                    crate::wge::induction::EdgeKind::Skip => 0,
-                })
-                .sum();
-            PositionView {
-                action: e.steps.get(v).map(|s| s.action.describe(Some(&s.observation.dom))).unwrap_or_default(),
-                induced,
-                options,
-                value: position.value,
-            }
-        })
-        .collect();
-    DemoView {
-        index,
-        source: e.source,
-        label: e.label.clone(),
-        task: e.task.clone(),
-        reward: e.reward,
-        raw_reward: e.raw_reward,
-        program_count: d.lattice.program_count(),
-        positions,
-    }
-}
-
-/// One action of an explored episode, as the view draws it.
-#[derive(Serialize)]
-struct ExploredStep {
-    /// The lattice position the step was chosen at, and the demonstration's step there.
-    vertex: usize,
-    /// The workflow step in the paper's notation and as text, with its probability then.
-    notation: String,
-    text: String,
-    /// The action taken (one of the step's execution paths, drawn uniformly), described.
-    description: String,
-    action: Action,
-    /// The elements the workflow step matched on the page (its execution paths' targets).
-    matched: Vec<Matched>,
-    /// Skip edges taken just before it.
-    skipped: usize,
-}
-
-#[derive(Serialize)]
-struct Matched {
-    r#ref: NodeRef,
-    rect: Rect,
-}
-
-#[derive(Serialize)]
-struct ExploredEpisode {
-    task: String,
-    seed: u32,
-    /// The demonstration whose workflow was followed.
-    demo: Option<usize>,
-    steps: Vec<ExploredStep>,
-    success: bool,
-    reward: f64,
-    raw_reward: f64,
-    /// How it ended, in words.
-    ending: String,
-    episodes: u32,
-    successes: u32,
-    /// Success over the latest [`SUCCESS_WINDOW`] episodes.
-    recent_success: Option<f64>,
-}
-
-fn ending(episode: &WorkflowEpisode) -> String {
-    match episode.end {
-        EpisodeEnd::Done => match &episode.reason {
-            Some(r) => format!("the page ended it ({r})"),
-            None => "the page ended it".into(),
-        },
-        EpisodeEnd::StepCap => "the workflow policy's step cap".into(),
-        EpisodeEnd::Stopped(StopReason::EndOfLattice) => "the workflow ran out (end of the lattice) before the page ended".into(),
-        EpisodeEnd::Stopped(StopReason::NoPrograms) => "no workflow step at this position".into(),
-        EpisodeEnd::Stopped(StopReason::NotExecutable) => "the workflow step matched nothing on the page".into(),
-        EpisodeEnd::Stopped(StopReason::NoDemonstrations) => "no demonstrations".into(),
-    }
-}
-
-fn explored_view(episode: &WorkflowEpisode, policy: &WorkflowPolicy, tally: &Tally) -> ExploredEpisode {
-    let steps = episode
-        .steps
-        .iter()
-        .map(|s| {
-            let d = &policy.demos()[s.choice.demo];
-            let option = &d.positions[s.choice.vertex].options[s.choice.option];
-            let c = d.constraint(option);
-            let dom = &s.observation.dom;
-            ExploredStep {
-                vertex: s.choice.vertex,
-                notation: c.map(|c| c.to_string()).unwrap_or_default(),
-                text: c.map(|c| c.describe(Some(&s.observation.instruction))).unwrap_or_default(),
-                description: s.action.describe(Some(dom)),
-                action: s.action.clone(),
-                matched: s.matched.iter().filter_map(|r| dom.get(*r).map(|n| Matched { r#ref: *r, rect: n.rect })).collect(),
-                skipped: s.skipped.len(),
-            }
-        })
-        .collect();
-    ExploredEpisode {
-        task: episode.task.name().to_string(),
-        seed: episode.seed,
-        demo: episode.demo,
-        steps,
-        success: episode.succeeded(),
-        reward: episode.reward,
-        raw_reward: episode.raw_reward,
-        ending: ending(episode),
-        episodes: tally.episodes,
-        successes: tally.successes,
-        recent_success: tally.recent_rate(),
-    }
-}
-
 /// The session's parts an async call takes along (each shared with the [`WgeSession`]).
 #[derive(Clone)]
 struct Core {
@@ -443,32 +264,6 @@ struct Plan {
     entries: Vec<Entry>,
     next_demo: usize,
     next_event: usize,
-}
-
-#[derive(Serialize)]
-struct NeuralView {
-    on: bool,
-    /// Successful exploration episodes in the grouped replay, and the updates taken.
-    replay: usize,
-    updates: u64,
-    episodes: u64,
-    /// Episodes a group needs before it is replayed.
-    min_group: usize,
-    /// Greedy success over the judging seeds, when judged.
-    success: Option<f64>,
-    seeds: u32,
-}
-
-fn neural_view(n: Option<&NeuralPolicy>, on: bool, success: Option<f64>, seeds: u32) -> NeuralView {
-    NeuralView {
-        on,
-        replay: n.map_or(0, |n| n.replay().len()),
-        updates: n.map_or(0, |n| n.counters.updates),
-        episodes: n.map_or(0, |n| n.counters.episodes),
-        min_group: n.map_or(NeuralConfig::default().replay_min_group, |n| n.cfg.replay_min_group),
-        success,
-        seeds,
-    }
 }
 
 /// One evaluation episode's outcome.
@@ -509,41 +304,6 @@ fn neural_from_bytes(checkpoint: &[u8], optimizer: Option<&[u8]>) -> Result<Neur
         n.load_optimizer_state(o)?;
     }
     Ok(n)
-}
-
-/// FNV-1a, 64 bits: a short fingerprint of the trained state, to compare two runs.
-fn fnv1a(hash: u64, bytes: &[u8]) -> u64 {
-    bytes.iter().fold(hash, |h, &b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
-}
-
-const FNV_START: u64 = 0xcbf2_9ce4_8422_2325;
-
-/// Each float parameter, flattened, in the module's order.
-struct Params(Vec<burn::prelude::Tensor<1>>);
-impl burn::module::ModuleVisitor for Params {
-    fn visit_float<const D: usize>(&mut self, p: &burn::module::Param<burn::prelude::Tensor<D>>) {
-        self.0.push(p.val().reshape([-1]));
-    }
-}
-
-/// A fingerprint of what DOMNet has learned: every weight's bits, its vocabularies and counters.
-/// (Not of its checkpoint's bytes: burn's records name parameters by ids drawn afresh for each
-/// model, so two equal models write different bytes.)
-pub async fn neural_fingerprint(n: &NeuralPolicy) -> Result<u64, String> {
-    use burn::module::Module;
-    let mut params = Params(Vec::new());
-    n.model().visit(&mut params);
-    let mut h = FNV_START;
-    for t in params.0 {
-        let data = t.into_data_async().await.map_err(|e| format!("reading a weight failed: {e:?}"))?;
-        let values = data.try_into_vec_as::<f32>().map_err(|e| format!("unexpected weight data: {e:?}"))?;
-        for v in values {
-            h = fnv1a(h, &v.to_bits().to_le_bytes());
-        }
-    }
-    let v = &n.vocabs;
-    let rest = serde_json::to_vec(&(&v.words, &v.tags, &v.classes, &n.counters)).map_err(|e| e.to_string())?;
-    Ok(fnv1a(h, &rest))
 }
 
 /// Replays a shared or saved demonstration's actions on its seeded page, observing as the
@@ -1233,17 +993,17 @@ impl WgeSession {
     }
 
     /// A fingerprint (hex) of everything trained: the workflow policy's saved form (weights,
-    /// baselines, its generator's place) and what DOMNet learned ([`neural_fingerprint`]). Two
+    /// baselines, its generator's place) and what DOMNet learned ([`NeuralPolicy::fingerprint`]). Two
     /// runs of one recipe give the same fingerprint.
     pub fn fingerprint(&self) -> Promise {
         let core = self.core.clone();
         future_to_promise(async move {
-            let mut h = fnv1a(FNV_START, core.state.borrow().policy.to_json().as_bytes());
+            let mut h = fnv1a_on(FNV_START, core.state.borrow().policy.to_json().as_bytes());
             let taken = core.neural.borrow_mut().take();
             if let Some(n) = taken {
-                let f = neural_fingerprint(&n).await;
+                let f = n.fingerprint().await;
                 *core.neural.borrow_mut() = Some(n);
-                h = fnv1a(h, &f.map_err(js_err)?.to_le_bytes());
+                h = fnv1a_on(h, &f.map_err(js_err)?.to_le_bytes());
             }
             Ok(JsValue::from(format!("{h:016x}")))
         })
