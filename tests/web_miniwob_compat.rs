@@ -29,7 +29,7 @@ fn order_form() -> TaskSpec {
     page("order-form", include_str!("fixtures/miniwob-style/order-form.html"))
 }
 
-fn node<'a>(obs: &'a Observation, pred: impl Fn(&DomNode) -> bool) -> &'a DomNode {
+fn node(obs: &Observation, pred: impl Fn(&DomNode) -> bool) -> &DomNode {
     obs.dom.nodes.iter().find(|n| pred(n)).expect("node")
 }
 
