@@ -3,7 +3,7 @@
 // the published format are opened), read each one's induced workflow lattice as constraints with
 // the workflow policy's weights, and watch the policy explore on the live page with the elements
 // its chosen constraint matches highlighted. Induction, the policy and its rules run in Rust
-// (`Lab.wgeSession`, src/web/wge.rs); this module draws and forwards. The session is saved in
+// (`Lab.wgeSession`, src/web/wge/); this module draws and forwards. The session is saved in
 // IndexedDB after every change (DOMNet's checkpoint as bytes beside it), so a reload resumes it.
 // A share link carries the run's recipe; opening one re-runs it here and evaluates the result.
 import { errorText, scrollListTo } from './app.js';
