@@ -9,9 +9,12 @@
 # README's run overrides them to fit an hour on the 2-core machine: 3000 100 1 "" 20 5 10 1 (why: README).
 # Usage: scripts/bench-wge-domnet.sh [EPISODES (3000)] [TEST SEEDS (100)] [SEED (1)] [TASKS (all)]
 #        [REPLAY_EVERY (5)] [REPLAY_STEPS (30)] [MIN_GROUP (100)] [ON_POLICY (1)]
+# WGE_SHOW_FAILURES=N in the environment prints DOMNet's first N failed test episodes per task
+# (the instruction and each action).
 set -euo pipefail
 BENCH_TIMEOUT=7200 source "$(dirname "$0")/lib-bench.sh"
 # Read at compile time by the benchmark (option_env!): the browser has no environment variables.
 export WGE_NEURAL=1 WGE_EPISODES="${1:-3000}" WGE_TEST="${2:-100}" WGE_SEED="${3:-1}" WGE_TASKS="${4:-}"
+export WGE_SHOW_FAILURES="${WGE_SHOW_FAILURES:-0}"
 export WGE_REPLAY_EVERY="${5:-5}" WGE_REPLAY_STEPS="${6:-30}" WGE_MIN_GROUP="${7:-100}" WGE_ON_POLICY="${8:-1}"
 exec cargo test --release --target wasm32-unknown-unknown --test bench_wge -- --include-ignored --nocapture

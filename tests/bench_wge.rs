@@ -16,7 +16,8 @@
 //!
 //! Run with `scripts/bench-wge.sh` or `scripts/bench-wge-domnet.sh` (settings passed at compile
 //! time; with `WGE_DEBUG=1` set it also prints the likeliest steps of the first two
-//! demonstrations' lattices after training, and five exploration episodes).
+//! demonstrations' lattices after training, and five exploration episodes; with
+//! `WGE_SHOW_FAILURES=N`, DOMNet's first N failed test episodes, action by action).
 #![cfg(target_arch = "wasm32")]
 
 mod common;
@@ -125,6 +126,8 @@ struct Neural {
     replay_s: f64,
     replay_steps: u32,
     on_policy_s: f64,
+    /// Greedy test episodes and wins per replay group (the instruction's field keys).
+    test_by_group: std::collections::BTreeMap<Vec<String>, (u32, u32)>,
 }
 
 impl Neural {
@@ -158,12 +161,27 @@ impl Neural {
         self.train_s += now_s() - t;
     }
 
-    /// Greedy success on `seeds` (an episode the page could not run counts as a failure).
+    /// Greedy success on `seeds` (an episode the page could not run counts as a failure). The
+    /// first `WGE_SHOW_FAILURES` failed episodes are printed: the instruction and each action.
     async fn test(&mut self, env: &mut IframeEnv, spec: &TaskSpec, seeds: std::ops::Range<u32>) -> u32 {
         let mut wins = 0;
+        let mut show = setting(option_env!("WGE_SHOW_FAILURES"), 0);
         for seed in seeds {
             match self.policy.run_episode(env, spec, seed, true).await {
-                Ok(ep) => wins += (ep.ret >= 1.0) as u32,
+                Ok(ep) => {
+                    wins += (ep.ret >= 1.0) as u32;
+                    let group = self.test_by_group.entry(ep.field_keys.clone()).or_default();
+                    group.0 += (ep.ret >= 1.0) as u32;
+                    group.1 += 1;
+                    if ep.ret < 1.0 && show > 0 {
+                        show -= 1;
+                        let said = ep.steps.first().map_or("", |(o, _)| o.instruction.utterance.as_str());
+                        console_log!("  DOMNet failed seed {seed} (raw reward {}): {said}", ep.ret);
+                        for (o, a) in &ep.steps {
+                            console_log!("    {}", a.describe(Some(&o.dom)));
+                        }
+                    }
+                }
                 Err(e) => self.error(format!("test episode {seed}: {e}")),
             }
             yield_now().await;
@@ -246,6 +264,7 @@ async fn bench_workflow_policy_on_table_1_tasks() {
                 replay_s: 0.0,
                 replay_steps: 0,
                 on_policy_s: 0.0,
+                test_by_group: Default::default(),
             }
         });
         let empty_positions: usize =
@@ -303,8 +322,12 @@ async fn bench_workflow_policy_on_table_1_tasks() {
         }
         let t_test = now_s();
         let mut test_wins = 0;
+        // Wins per instruction's field keys (DOMNet's replay groups), to set beside DOMNet's.
+        let mut workflow_by_group = std::collections::BTreeMap::<Vec<String>, u32>::new();
         for s in 0..test {
-            test_wins += run_episode(&mut env, &mut policy, &spec, TEST_SEEDS + s, Mode::Test).await.unwrap().succeeded() as u32;
+            let ep = run_episode(&mut env, &mut policy, &spec, TEST_SEEDS + s, Mode::Test).await.unwrap();
+            test_wins += ep.succeeded() as u32;
+            *workflow_by_group.entry(ep.field_keys.clone()).or_default() += ep.succeeded() as u32;
             yield_now().await;
         }
         let workflow_test_s = now_s() - t_test;
@@ -339,8 +362,13 @@ async fn bench_workflow_policy_on_table_1_tasks() {
                 now_s() - t0
             );
             console_log!(
-                "    {task}: replay groups {}; {:.0} ms per replay gradient step ({} in {:.0} s), {:.0} ms per on-policy episode with its update ({} in {:.0} s); {} errors{}",
+                "    {task}: replay groups {}; test wins by group (DOMNet / workflow policy) {}; {:.0} ms per replay gradient step ({} in {:.0} s), {:.0} ms per on-policy episode with its update ({} in {:.0} s); {} errors{}",
                 if groups.is_empty() { "none".to_string() } else { groups.join(", ") },
+                nn.test_by_group
+                    .iter()
+                    .map(|(k, (w, n))| format!("[{}] {w} / {} of {n}", k.join(","), workflow_by_group.get(k).copied().unwrap_or(0)))
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 1000.0 * nn.replay_s / nn.replay_steps.max(1) as f64,
                 nn.replay_steps,
                 nn.replay_s,
