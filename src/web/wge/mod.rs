@@ -847,7 +847,7 @@ impl WgeSession {
                 saved.task.as_deref().unwrap_or("no task"),
                 task.as_deref().unwrap_or("no task yet")
             )),
-            Some(c) => neural_from_bytes(&c, optimizer.as_deref()).map_err(|e| format!("its saved checkpoint is damaged: {e}")),
+            Some(c) => neural_from_bytes(&c, optimizer.as_deref()).map_err(|e| format!("its saved checkpoint could not be used ({e})")),
         };
         match back {
             Ok(n) => {
