@@ -42,6 +42,11 @@ export class LineChart {
     g.fillStyle = '#1d2330';
     g.font = '12px system-ui, sans-serif';
     g.fillText(this.opts.title || '', pad.l, 13);
+    // With more than one series, a legend in rows between the title and the plot (never over a
+    // line: a series at the top of its range would run under it).
+    const legend = this.series.size > 1 ? legendRows(g, [...this.series].map(([name, s]) => [name, s.color]), w - pad.l - pad.r) : [];
+    legend.forEach((row, i) => drawLegend(g, row, { x: pad.l, y: pad.t + 9 + 12 * i, across: true }));
+    if (legend.length) pad.t += 12 * legend.length + 4;
     if (!all.length) {
       g.fillStyle = '#8a93a6';
       g.fillText('no data yet', pad.l, h / 2);
@@ -72,7 +77,7 @@ export class LineChart {
       const t = this.opts.xLabel;
       g.fillText(t, pad.l + (w - pad.l - pad.r - g.measureText(t).width) / 2, h - 5);
     }
-    // Series, then a legend in the plot's top-right corner (when there is more than one series).
+    // Series.
     for (const s of this.series.values()) {
       g.strokeStyle = s.color;
       g.lineWidth = 1.5;
@@ -80,10 +85,22 @@ export class LineChart {
       s.points.forEach(([x, y], i) => (i ? g.lineTo(X(x), Y(y)) : g.moveTo(X(x), Y(y))));
       g.stroke();
     }
-    if (this.series.size > 1) {
-      drawLegend(g, [...this.series].map(([name, s]) => [name, s.color]), { x: w - pad.r, y: pad.t + 9 });
-    }
   }
+}
+
+// Legend entries ([label, colour]) laid out in rows that fit `width`, as drawLegend draws them
+// across.
+function legendRows(g, entries, width) {
+  g.font = '10px system-ui, sans-serif';
+  const rows = [];
+  let used = 0;
+  for (const e of entries) {
+    const wide = g.measureText(e[0]).width + 24;
+    if (!rows.length || (used + wide > width && rows.at(-1).length)) { rows.push([]); used = 0; }
+    rows.at(-1).push(e);
+    used += wide;
+  }
+  return rows;
 }
 
 // A chart's canvas sized to its box at the device's pixel ratio and cleared, for drawing in CSS

@@ -31,7 +31,7 @@ export function initWge(ctx) {
   const lab = ctx.lab;
   const session = lab.wgeSession();
   const holdCover = (on) => holdFrameCover($('task-frame'), on);
-  const chart = new LineChart($('wge-chart'), { title: 'Success (last 20 episodes)', yMin: 0, yMax: 1, format: (v) => v.toFixed(2) });
+  const chart = new LineChart($('wge-chart'), { title: 'Success rate', yMin: 0, yMax: 1, format: (v) => v.toFixed(2) });
   let recording = false;
   let recordPoll = null;
   let recordSeed = 0;
