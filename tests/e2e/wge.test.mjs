@@ -213,12 +213,15 @@ test('DOMNet resumes after a reload, and a shared run re-runs to the same result
   // A damaged checkpoint: DOMNet does not resume, says why, and the rest of the session does.
   await page.evaluate(() => new Promise((resolve) => {
     indexedDB.open('weblab').onsuccess = (e) => {
-      const store = e.target.result.transaction('state', 'readwrite').objectStore('state');
+      const tx = e.target.result.transaction('state', 'readwrite');
+      const store = tx.objectStore('state');
       store.get('wge-session').onsuccess = (r) => {
         const rec = r.target.result;
         rec.neural.checkpoint = new Uint8Array([87, 76, 68, 79, 77, 78, 69, 84, 1, 2, 3]);
-        store.put(rec, 'wge-session').onsuccess = resolve;
+        store.put(rec, 'wge-session');
       };
+      // Committed, not only put: a reload before the commit would drop the write.
+      tx.oncomplete = resolve;
     };
   }));
   await reloaded(page);
