@@ -169,11 +169,12 @@ impl Neural {
         for seed in seeds {
             match self.policy.run_episode(env, spec, seed, true).await {
                 Ok(ep) => {
-                    wins += (ep.ret >= 1.0) as u32;
+                    let won = ep.ret >= 1.0;
+                    wins += won as u32;
                     let group = self.test_by_group.entry(ep.field_keys.clone()).or_default();
-                    group.0 += (ep.ret >= 1.0) as u32;
+                    group.0 += won as u32;
                     group.1 += 1;
-                    if ep.ret < 1.0 && show > 0 {
+                    if !won && show > 0 {
                         show -= 1;
                         let said = ep.steps.first().map_or("", |(o, _)| o.instruction.utterance.as_str());
                         console_log!("  DOMNet failed seed {seed} (raw reward {}): {said}", ep.ret);

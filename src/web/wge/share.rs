@@ -169,25 +169,30 @@ impl Core {
         ))
     }
 
-    /// Each demonstration replays on its seeded page to the lattice it induced here (a person's
-    /// recording may not: it was observed by the recorder, not by stepping the page).
-    async fn check_replays(&self, task: &str, demos: &[SharedDemo]) -> Result<(), String> {
+    /// Every demonstration replayed on its seeded page, in order, on the lab's page #0; the first
+    /// that does not replay stops it, with the message `refused` makes of its index and why.
+    async fn replay_demos(&self, task: &str, demos: &[SharedDemo], refused: impl Fn(usize, String) -> String) -> Result<Vec<Entry>, String> {
         let mut env = self.with_env()?;
-        let mut replayed = Vec::new();
+        let mut entries = Vec::new();
         let mut failure = None;
         for (i, d) in demos.iter().enumerate() {
             match replay_demo(&mut env, task, d).await {
-                Ok(e) => replayed.push(e),
+                Ok(e) => entries.push(e),
                 Err(why) => {
-                    failure = Some(format!("demonstration #{} does not replay on its page ({why})", i + 1));
+                    failure = Some(refused(i, why));
                     break;
                 }
             }
         }
         self.envs.put(0, env);
-        if let Some(f) = failure {
-            return Err(f);
-        }
+        failure.map_or(Ok(entries), Err)
+    }
+
+    /// Each demonstration replays on its seeded page to the lattice it induced here (a person's
+    /// recording may not: it was observed by the recorder, not by stepping the page).
+    async fn check_replays(&self, task: &str, demos: &[SharedDemo]) -> Result<(), String> {
+        let replayed =
+            self.replay_demos(task, demos, |i, why| format!("demonstration #{} does not replay on its page ({why})", i + 1)).await?;
         let s = self.state.borrow();
         for (i, e) in replayed.iter().enumerate() {
             let mut p = WorkflowPolicy::new(WgeConfig::default(), s.policy_seed);
@@ -243,22 +248,10 @@ impl WgeSession {
             let (Some(Replay::Workflows(recipe)), TaskSpec::Builtin { name: task }) = (state.replay, state.task) else {
                 return Err(js_err("this link carries no WGE run"));
             };
-            let mut env = core.with_env().map_err(js_err)?;
-            let mut entries = Vec::new();
-            let mut failure = None;
-            for (i, d) in recipe.demos.iter().enumerate() {
-                match replay_demo(&mut env, &task, d).await {
-                    Ok(e) => entries.push(e),
-                    Err(why) => {
-                        failure = Some(format!("the shared demonstration #{} does not replay here ({why})", i + 1));
-                        break;
-                    }
-                }
-            }
-            core.envs.put(0, env);
-            if let Some(f) = failure {
-                return Err(js_err(f));
-            }
+            let entries = core
+                .replay_demos(&task, &recipe.demos, |i, why| format!("the shared demonstration #{} does not replay here ({why})", i + 1))
+                .await
+                .map_err(js_err)?;
             let mut fresh = State::with_seed(recipe.policy_seed);
             fresh.task = Some(task);
             fresh.tally.next_seed = recipe.first_seed;
