@@ -12,6 +12,7 @@ import { initWge } from './wge.js';
 const $ = (id) => document.getElementById(id);
 const VIEWS = ['watch', 'train', 'play', 'tasks', 'design', 'wge'];
 
+
 function bindings() {
   if (window.wasmBindings) return Promise.resolve(window.wasmBindings);
   return new Promise((resolve) => {
@@ -97,8 +98,16 @@ async function main() {
   const lab = new Lab($('task-frame'));
   window.lab = lab; // for tests, benchmarks and the curious
   const tasks = Lab.tasks();
+  // The real MiniWoB++ benchmark (src/env/miniwob.rs): where it is served, and its tasks. A real
+  // task is named `<prefix><name>` (miniwob/click-tab) where the lab takes a task name.
+  const miniwob = Lab.miniwob();
+  const miniwobTasks = miniwob.tasks;
+  const isMiniwobBase = (b) => typeof b === 'string' && b.trim().replace(/^\/+/, '').replace(/\/?$/, '/') === miniwob.base;
   const manifest = await fetch('agents/manifest.json').then((r) => (r.ok ? r.json() : { agents: [] })).catch(() => ({ agents: [] }));
   const shipped = Array.isArray(manifest.agents) ? manifest.agents : [];
+  // The real MiniWoB++ pages are served beside the app when scripts/setup.sh could fetch them;
+  // without them the lab says how to get them and works on its own tasks.
+  const miniwobServed = await fetch(`${miniwob.mount}core/core.js`, { method: 'HEAD' }).then((r) => r.ok).catch(() => false);
 
   for (const t of tasks) {
     const opt = document.createElement('option');
@@ -106,11 +115,21 @@ async function main() {
     opt.textContent = `${t.name} (${t.difficulty}${t.difficulty_estimated ? ', est.' : ''})`;
     $('task').appendChild(opt);
   }
+  for (const t of miniwobTasks) {
+    const opt = document.createElement('option');
+    opt.value = t.name;
+    opt.textContent = t.interaction === 'click-type' ? t.name : `${t.name} (${t.interaction})`;
+    $('miniwob-task').appendChild(opt);
+  }
+  $('miniwob-task').value = 'click-button';
 
   const ctx = {
     lab,
     Lab,
     tasks,
+    miniwob,
+    miniwobTasks,
+    miniwobServed,
     // The manifest lists DOM-Q-Net agents (no kind, or "dom-q-net") and navigators (kind
     // "navigator"); each view gets its own kind, so a navigator is never loaded as DOM-Q-Net.
     agents: shipped.filter((a) => !a.kind || a.kind === 'dom-q-net'),
@@ -122,22 +141,33 @@ async function main() {
     view: 'watch',
     views: {},
 
-    // The task as the picker says: a name of ours, or {source: 'external', base_url, name}.
+    // The task as the picker says: a name of ours, `miniwob/<name>` for a real MiniWoB++ page,
+    // or {source: 'external', base_url, name} for a folder the person typed.
     task() {
       if ($('source').value === 'external') {
         return { source: 'external', base_url: $('base-url').value.trim(), name: $('task-name').value.trim() };
       }
+      if ($('source').value === 'miniwob') return miniwob.prefix + $('miniwob-task').value;
       return $('task').value;
     },
     taskSpec() {
       const t = ctx.task();
-      return typeof t === 'string' ? { source: 'builtin', name: t } : t;
+      if (typeof t !== 'string') return t;
+      if (t.startsWith(miniwob.prefix)) return { source: 'external', base_url: miniwob.base, name: t.slice(miniwob.prefix.length) };
+      return { source: 'builtin', name: t };
     },
     setTask(spec) {
-      if (typeof spec === 'string') spec = { source: 'builtin', name: spec };
+      if (typeof spec === 'string') {
+        spec = spec.startsWith(miniwob.prefix)
+          ? { source: 'external', base_url: miniwob.base, name: spec.slice(miniwob.prefix.length) }
+          : { source: 'builtin', name: spec };
+      }
       // A generated site is not in the picker: the Design view holds it.
       if (spec.source === 'generated') return;
-      if (spec.source === 'external') {
+      if (spec.source === 'external' && isMiniwobBase(spec.base_url) && miniwobTasks.some((t) => t.name === spec.name)) {
+        $('source').value = 'miniwob';
+        $('miniwob-task').value = spec.name;
+      } else if (spec.source === 'external') {
         $('source').value = 'external';
         $('base-url').value = spec.base_url;
         $('task-name').value = spec.name;
@@ -210,10 +240,12 @@ async function main() {
   };
 
   function syncSource() {
-    const ext = $('source').value === 'external';
-    $('base-url-row').hidden = !ext;
-    $('task').hidden = ext;
-    $('task-name').hidden = !ext;
+    const source = $('source').value;
+    $('base-url-row').hidden = source !== 'external';
+    $('task').hidden = source !== 'builtin';
+    $('miniwob-task').hidden = source !== 'miniwob';
+    $('task-name').hidden = source !== 'external';
+    $('miniwob-missing').hidden = source !== 'miniwob' || miniwobServed;
   }
   $('source').addEventListener('change', syncSource);
 

@@ -50,7 +50,7 @@ pub fn embedded_files() -> &'static [(&'static str, &'static str)] {
     generated::FILES
 }
 
-fn embedded(path: &str) -> Option<&'static str> {
+pub(super) fn embedded(path: &str) -> Option<&'static str> {
     embedded_files().iter().find(|(p, _)| *p == path).map(|(_, c)| *c)
 }
 
