@@ -83,6 +83,11 @@ PY
   fi
   rm -rf "$work"
 fi
+# The browser tests' server (wasm-bindgen-test-runner) serves the checkout: they find the pages
+# at miniwob/html/ in it (ignored by git), as the app does beside itself.
+if [ -f "$MINIWOB_DIR/html/core/core.js" ] && [ ! -f miniwob/html/core/core.js ]; then
+  scripts/stage-miniwob.sh .
+fi
 
 # The end-to-end tests and benchmarks drive Debian's chromium with playwright-core (no browser
 # download).
