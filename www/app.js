@@ -123,8 +123,11 @@ async function main() {
   }
   $('miniwob-task').value = 'click-button';
 
+  const taskListeners = [];
   const ctx = {
     lab,
+    // `fn()` runs whenever the person picks another task.
+    onTaskChange(fn) { taskListeners.push(fn); },
     Lab,
     tasks,
     miniwob,
@@ -152,16 +155,21 @@ async function main() {
     },
     taskSpec() {
       const t = ctx.task();
-      if (typeof t !== 'string') return t;
-      if (t.startsWith(miniwob.prefix)) return { source: 'external', base_url: miniwob.base, name: t.slice(miniwob.prefix.length) };
-      return { source: 'builtin', name: t };
+      return typeof t === 'string' ? ctx.specOf(t) : t;
+    },
+    // A task's key (`click-tab`, `miniwob/click-tab`: what pickers, charts and checkpoints name
+    // it by) and back; Rust's TaskSpec::label and TaskSpec::from_name.
+    specOf(key) {
+      if (key.startsWith(miniwob.prefix)) return { source: 'external', base_url: miniwob.base, name: key.slice(miniwob.prefix.length) };
+      return { source: 'builtin', name: key };
+    },
+    taskKey(spec) {
+      if (typeof spec === 'string') return spec;
+      if (spec.source === 'external' && isMiniwobBase(spec.base_url)) return miniwob.prefix + spec.name;
+      return spec.name;
     },
     setTask(spec) {
-      if (typeof spec === 'string') {
-        spec = spec.startsWith(miniwob.prefix)
-          ? { source: 'external', base_url: miniwob.base, name: spec.slice(miniwob.prefix.length) }
-          : { source: 'builtin', name: spec };
-      }
+      if (typeof spec === 'string') spec = ctx.specOf(spec);
       // A generated site is not in the picker: the Design view holds it.
       if (spec.source === 'generated') return;
       if (spec.source === 'external' && isMiniwobBase(spec.base_url) && miniwobTasks.some((t) => t.name === spec.name)) {
@@ -248,6 +256,13 @@ async function main() {
     $('miniwob-missing').hidden = source !== 'miniwob' || miniwobServed;
   }
   $('source').addEventListener('change', syncSource);
+  // Views follow the picker: a task chosen from any source (the lab's, MiniWoB++'s, a folder).
+  for (const id of ['task', 'miniwob-task', 'source']) {
+    $(id).addEventListener('change', () => {
+      if (id === 'source' && $('source').value === 'external') return; // waits for the folder and name
+      for (const fn of taskListeners) fn();
+    });
+  }
 
   ctx.navigator = initNavigators(ctx);
   ctx.views.watch = initWatch(ctx);

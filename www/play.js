@@ -124,7 +124,7 @@ export function initPlay(ctx) {
       end();
     }
   });
-  $('task').addEventListener('change', () => { if (ctx.view === 'play') start(); });
+  ctx.onTaskChange(() => { if (ctx.view === 'play') start(); });
   setButtons();
 
   return {

@@ -645,7 +645,7 @@ export function initWge(ctx) {
     try { session.resetPolicy(); } catch (e) { ctx.message(errorText(e)); }
     resetView();
   });
-  $('task').addEventListener('change', () => { if (ctx.view === 'wge') showPage(); });
+  ctx.onTaskChange(() => { if (ctx.view === 'wge') showPage(); });
   $('wge-speed').addEventListener('input', () => { $('wge-speed-label').textContent = `${$('wge-speed').value} steps/s`; });
 
   let entered = null;
