@@ -25,9 +25,9 @@ try {
   const { page } = await openApp(context, server.url);
   if ((await page.textContent('#play')) === 'Pause') await page.click('#play');
   const { tasks, served, oracles } = await page.evaluate(async () => ({
-    tasks: window.Lab.miniwob().tasks.map((t) => t.name),
-    served: await fetch(`${window.Lab.miniwob().mount}core/core.js`, { method: 'HEAD' }).then((r) => r.ok),
-    oracles: window.Lab.oracleTasks(),
+    tasks: window.wasmBindings.Lab.miniwob().tasks.map((t) => t.name),
+    served: await fetch(`${window.wasmBindings.Lab.miniwob().mount}core/core.js`, { method: 'HEAD' }).then((r) => r.ok),
+    oracles: window.wasmBindings.Lab.oracleTasks(),
   }));
   if (!served) throw new Error('the MiniWoB++ pages are not served: run scripts/setup.sh, then trunk build');
   const only = process.argv.slice(2);
@@ -91,7 +91,9 @@ try {
           const o = ours[i], t = theirs[i];
           const tag = t.tag === 't' ? 't' : t.tag;
           if (o.tag !== tag) return `node ${i}: ${o.tag} vs ${tag}`;
-          if ((o.text || '') !== (t.text || '').replace(/\s+/g, ' ').trim() && t.tag !== 'BODY') return `node ${i} (${tag}): text "${o.text}" vs "${t.text}"`;
+          // A select's text is its chosen option in the lab (getDOMInfo gives it none).
+          const theirText = (t.text || '').replace(/\s+/g, ' ').trim();
+          if ((o.text || '') !== theirText && t.tag !== 'BODY' && t.tag !== 'SELECT') return `node ${i} (${tag}): text "${o.text}" vs "${t.text}"`;
           const r = o.rect;
           if ([r.left - t.left, r.top - t.top, r.width - t.width, r.height - t.height].some((d) => Math.abs(d) > 0.5)) return `node ${i} (${tag}): box differs`;
         }
