@@ -22,8 +22,7 @@ pub use snapshot::TEXT_REF_OFFSET;
 /// Largest compressed file read; the decompressed text is capped at [`MAX_DEMO_BYTES`] too.
 pub const MAX_WGE_FILE_BYTES: usize = MAX_DEMO_BYTES;
 /// Most actions a demonstration may hold, imported or restored (ours; the published
-/// demonstrations chunk to at most 25, book-flight's, docs/wge.md): each is one lattice vertex to
-/// induce, and an episode may take as many steps as the longest demonstration.
+/// demonstrations chunk to at most 18, docs/wge.md): each is one lattice vertex to induce.
 pub const MAX_DEMO_STEPS: usize = 100;
 
 /// Most nodes an observation of a demonstration holds: the lab reader's cap on a live page
@@ -87,6 +86,19 @@ impl WgeDemonstration {
     pub fn after(&self, i: usize) -> &Observation {
         self.steps.get(i + 1).map(|s| &s.observation).unwrap_or(&self.final_observation)
     }
+}
+
+/// Whether a demonstration can teach a workflow, as the authors' loader decides: a successful
+/// episode (raw reward at least 1, their `min_raw_reward`) with at least one action (an empty
+/// episode graph reads as false there and is skipped).
+pub fn check_usable(d: &WgeDemonstration) -> Result<(), String> {
+    if d.raw_reward < 1.0 {
+        return Err(format!("its episode failed (raw reward {}); workflows are induced from successful demonstrations only", d.raw_reward));
+    }
+    if d.steps.is_empty() {
+        return Err("it has no actions the lab can take (clicks and typing)".into());
+    }
+    Ok(())
 }
 
 /// Reads a `.json` or `.json.gz` file in the published format (gzip is recognised by its magic
@@ -422,7 +434,7 @@ mod tests {
         let d = import_wge_file("use-autocomplete/recorded.json", NO_TASK_NAME).unwrap();
         assert_eq!((d.task.as_str(), d.task_from), ("use-autocomplete", TaskFrom::Folder));
         assert!(import_wge_demo(NO_TASK_NAME).unwrap_err().contains("no 'taskName'"));
-        assert!(import_wge_file("../x/..json", NO_TASK_NAME).unwrap_err().contains("no 'taskName'"));
+        assert!(import_wge_file("../..json", NO_TASK_NAME).unwrap_err().contains("no 'taskName'"));
     }
 
     #[test]
