@@ -12,7 +12,7 @@
 // Run by scripts/test.sh after `trunk build`: node --test tests/e2e/
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openApp } from './browser.mjs';
@@ -75,7 +75,7 @@ test('the WGE view imports a demonstration, shows its lattice and explores with 
 
   // Several files at once: each is listed with what was imported or refused and why, and only
   // what fits the session is added (an empty recording; another task's; a file that is no demo).
-  const fixture = (name) => join(here, '..', 'fixtures', 'wge', name);
+  const fixture = (name) => ({ name, mimeType: 'application/json', buffer: readFileSync(join(here, '..', 'fixtures', 'wge', name)) });
   await page.setInputFiles('#wge-import', [
     fixture('no-states_login-user.json'),
     fixture('use-autocomplete_no-task-name.json'),
