@@ -26,16 +26,18 @@ use crate::share::{
     WgeResult, WgeTimed,
 };
 use crate::wge::config::WgeConfig;
-use crate::wge::demo_import::import_wge_demo;
-use crate::wge::induction::fold_click_then_type;
+use crate::wge::demo_import::{MAX_WGE_FILE_BYTES, check_demo_size};
+use crate::wge::induction::{WorkflowLattice, induce};
 use crate::wge::domnet_config::NeuralConfig;
 use crate::wge::explore::{run_episode, train_episode};
 use crate::wge::neural::NeuralPolicy;
 use crate::wge::policy::{Mode, WorkflowPolicy};
 use crate::wge::replay::ReplayEpisode;
 
+pub mod import;
 mod share;
 mod view;
+use import::{ImportReport, from_lab_demo, induce_yielding, read_file};
 use share::Plan;
 use view::{DemoView, ExploredEpisode, NeuralView, explored_view, neural_view, view_of};
 
@@ -94,11 +96,11 @@ struct Played {
 }
 
 impl Entry {
+    /// Whether the session can take it: sizes first (before anything reads its pages), then its
+    /// pages' structure, a task of the lab's, and at least one action.
     fn check(&self) -> Result<(), String> {
+        check_demo_size(self.steps.len(), self.steps.iter().map(|s| &s.observation).chain(self.final_observation.as_ref()))?;
         TaskSpec::builtin(&self.task).map_err(|_| format!("the lab has no task \"{}\"", self.task))?;
-        for o in self.steps.iter().map(|s| &s.observation).chain(self.final_observation.as_ref()) {
-            o.dom.validate()?;
-        }
         if self.steps.is_empty() {
             return Err("it has no actions".into());
         }
@@ -168,6 +170,8 @@ struct RunLog {
 struct State {
     task: Option<String>,
     demos: Vec<Entry>,
+    /// Each demonstration's induced lattice (induced once: the policy starts afresh from them).
+    lattices: Vec<WorkflowLattice>,
     /// The workflow policy over the demonstrations, in their order (it induces their lattices).
     policy: WorkflowPolicy,
     policy_seed: u64,
@@ -188,6 +192,7 @@ impl State {
         State {
             task: None,
             demos: Vec::new(),
+            lattices: Vec::new(),
             policy: WorkflowPolicy::new(WgeConfig::default(), policy_seed),
             policy_seed,
             tally: Tally::default(),
@@ -204,33 +209,63 @@ impl State {
 }
 
 impl State {
-    /// Adds a demonstration of the session's task (the first one sets it).
-    fn add(&mut self, e: Entry) -> Result<usize, String> {
-        e.check().map_err(|why| format!("{}: {why}", e.label))?;
+    /// Whether the session can take `e` ("label: why" when not): it is sound and of the
+    /// session's task, and there is room.
+    fn can_take(&self, e: &Entry) -> Result<(), String> {
+        self.why_not(e).map_err(|why| format!("{}: {why}", e.label))
+    }
+
+    fn why_not(&self, e: &Entry) -> Result<(), String> {
+        e.check()?;
         if let Some(t) = &self.task
             && !self.demos.is_empty()
             && *t != e.task
         {
-            return Err(format!(
-                "{} is a demonstration of {}, but this session learns {t}: clear the demonstrations or pick {} first",
-                e.label, e.task, e.task
-            ));
+            return Err(format!("it is a demonstration of {}, but this session learns {t}: clear the demonstrations or pick {} first", e.task, e.task));
         }
         if self.demos.len() >= MAX_DEMOS {
             return Err(format!("a session holds at most {MAX_DEMOS} demonstrations"));
         }
+        Ok(())
+    }
+
+    /// Adds a demonstration of the session's task (the first one sets it), inducing its lattice
+    /// here (the app's own recordings: bounded by the reader's pages).
+    fn add(&mut self, e: Entry) -> Result<usize, String> {
+        self.can_take(&e)?;
+        let lattice = induce(&e.steps, e.final_observation.as_ref(), &self.policy.config.induction);
+        self.add_induced(e, lattice)
+    }
+
+    /// Adds a demonstration whose lattice was induced already (with the policy's settings).
+    fn add_induced(&mut self, e: Entry, lattice: WorkflowLattice) -> Result<usize, String> {
+        self.can_take(&e)?;
         self.task = Some(e.task.clone());
-        self.policy.add_demonstration(&e.steps, e.final_observation.as_ref());
+        self.policy.add_induced(&e.steps, lattice.clone());
         self.demos.push(e);
+        self.lattices.push(lattice);
         self.log(WgeEvent::Demo);
         Ok(self.demos.len() - 1)
+    }
+
+    fn remove(&mut self, index: usize) {
+        if index < self.demos.len() {
+            self.demos.remove(index);
+            self.lattices.remove(index);
+        }
+    }
+
+    fn clear(&mut self) {
+        self.demos.clear();
+        self.lattices.clear();
+        self.task = None;
     }
 
     /// A fresh policy over the current demonstrations, and exploration counted from zero.
     fn reset_policy(&mut self) {
         self.policy = WorkflowPolicy::new(WgeConfig::default(), self.policy_seed);
-        for e in &self.demos {
-            self.policy.add_demonstration(&e.steps, e.final_observation.as_ref());
+        for (e, lattice) in self.demos.iter().zip(&self.lattices) {
+            self.policy.add_induced(&e.steps, lattice.clone());
         }
         self.tally = Tally { next_seed: self.tally.next_seed, ..Tally::default() };
         let at = WgeTimed { at: 0, event: WgeEvent::Demo };
@@ -254,7 +289,7 @@ struct Core {
 pub struct WgeSession {
     core: Core,
     /// What the restored session said of DOMNet, until its checkpoint is read (`restoreNeural`).
-    pending_neural: RefCell<Option<SavedNeural>>,
+    pending_neural: Rc<RefCell<Option<SavedNeural>>>,
     /// A shared run being re-run (`openRun`, `reproduceStep`, `evaluateRun`).
     plan: Rc<RefCell<Option<Plan>>>,
 }
@@ -410,7 +445,7 @@ impl Lab {
     pub fn wge_session(&self) -> WgeSession {
         WgeSession {
             core: Core { envs: self.envs.clone(), state: Rc::default(), neural: Rc::default(), neural_on: Rc::default() },
-            pending_neural: RefCell::default(),
+            pending_neural: Rc::default(),
             plan: Rc::default(),
         }
     }
@@ -433,13 +468,46 @@ impl WgeSession {
     }
 
     /// Reads a demonstration file: the published WGE/MiniWoB++ format (`.json` or `.json.gz`)
-    /// or the lab's own (Play & record's files). Throws a clear message for anything else; the
-    /// session keeps what it had. Returns the new demonstration's index.
+    /// or the lab's own (Play & record's files); `path` is its name, or its path within a folder
+    /// opened whole (a file without `taskName` takes its task from its name or folder). Checked
+    /// before any work on it; its lattice is induced in slices between which the page stays
+    /// live. Resolves to what was read and how (`ImportReport`); rejects with a clear message
+    /// (the file's name, then why), the session keeping what it had.
     #[wasm_bindgen(js_name = importFile)]
-    pub fn import_file(&self, name: String, bytes: Vec<u8>) -> Result<usize, JsValue> {
-        let label = name.chars().take(80).collect::<String>();
-        let entry = read_file(&label, &bytes).map_err(|why| js_err(format!("{label}: {why}")))?;
-        self.core.state.borrow_mut().add(entry).map_err(js_err)
+    pub fn import_file(&self, path: String, bytes: Vec<u8>) -> Promise {
+        let state = self.core.state.clone();
+        future_to_promise(async move {
+            let named = |why: String| js_err(format!("{}: {why}", import::label_of(&path)));
+            let (entry, mut notes) = read_file(&path, &bytes).map_err(named)?;
+            drop(bytes);
+            let config = {
+                let s = state.borrow();
+                s.why_not(&entry).map_err(named)?;
+                s.policy.config.induction.clone()
+            };
+            let lattice = induce_yielding(&entry.steps, entry.final_observation.as_ref(), &config).await;
+            if !lattice.cut_short.is_empty() {
+                let at: Vec<String> = lattice.cut_short.iter().map(|i| (i + 1).to_string()).collect();
+                notes.push(format!(
+                    "the search for workflow steps was cut short at step {} (a page with more text than the induction's budget reads)",
+                    at.join(", ")
+                ));
+            }
+            let (label, task, actions) = (entry.label.clone(), entry.task.clone(), entry.steps.len());
+            let index = state.borrow_mut().add_induced(entry, lattice).map_err(js_err)?;
+            Ok(to_js(&ImportReport { index, label, task, actions, notes }))
+        })
+    }
+
+    /// Throws the importer's message for a file of `size` bytes too large to read, so a page
+    /// checks a file before reading it.
+    #[wasm_bindgen(js_name = checkFileSize)]
+    pub fn check_file_size(&self, name: &str, size: f64) -> Result<(), JsValue> {
+        if size > MAX_WGE_FILE_BYTES as f64 {
+            let mb = (size / 1e6).floor();
+            return Err(js_err(format!("{}: the file is {mb} MB; a demonstration is at most {} MB", import::label_of(name), MAX_WGE_FILE_BYTES / 1_000_000)));
+        }
+        Ok(())
     }
 
     /// Adds a demonstration a person recorded in the app (`Lab.stopRecording`'s JSON).
@@ -490,17 +558,13 @@ impl WgeSession {
         if index >= self.core.state.borrow().demos.len() {
             return Ok(());
         }
-        self.core.state.borrow_mut().demos.remove(index);
+        self.core.state.borrow_mut().remove(index);
         self.core.restart().map_err(js_err)
     }
 
     /// Removes every demonstration; the session's task is free again.
     pub fn clear(&self) -> Result<(), JsValue> {
-        {
-            let mut s = self.core.state.borrow_mut();
-            s.demos.clear();
-            s.task = None;
-        }
+        self.core.state.borrow_mut().clear();
         self.core.restart().map_err(js_err)
     }
 
@@ -601,42 +665,10 @@ impl WgeSession {
     /// the workflow policy's weights came back too: they do when the saved policy's lattices are
     /// the ones the demonstrations induce now; otherwise it starts from its initial weights.
     /// DOMNet comes back with `restoreNeural`, called next.
-    pub fn restore(&self, json: String) -> Result<bool, JsValue> {
-        if json.len() > MAX_DEMO_BYTES * 2 {
-            return Err(js_err("the saved WGE session is too large to be one of this lab's"));
-        }
-        let saved: Saved = serde_json::from_str(&json).map_err(|e| js_err(format!("the saved WGE session is damaged: {e}")))?;
-        if saved.format != WGE_VIEW_FORMAT {
-            return Err(js_err(format!("the saved WGE session has format {} (this lab reads {WGE_VIEW_FORMAT})", saved.format)));
-        }
-        let mut fresh = State::default();
-        for e in saved.demos {
-            fresh.add(e).map_err(|why| js_err(format!("the saved WGE session is damaged: {why}")))?;
-        }
-        fresh.tally = saved.tally;
-        if fresh.tally.recent.len() > SUCCESS_WINDOW || fresh.tally.successes > fresh.tally.episodes {
-            return Err(js_err("the saved WGE session is damaged: its exploration counts disagree"));
-        }
-        fresh.task = fresh.task.or(saved.task.filter(|t| TaskSpec::builtin(t).is_ok()));
-        let learned = saved.policy.and_then(|text| WorkflowPolicy::from_json(&text).ok()).filter(|p| {
-            p.demos().len() == fresh.policy.demos().len()
-                && p.demos().iter().zip(fresh.policy.demos()).all(|(a, b)| a.lattice == b.lattice && a.field_keys == b.field_keys)
-        });
-        let resumed = learned.is_some();
-        if let Some(p) = learned {
-            fresh.policy = p;
-        }
-        // The run goes on from its saved log, through this reload; initial weights in place of
-        // learned ones are a history no link can say.
-        fresh.run = saved.run.filter(|_| resumed || fresh.tally.episodes == 0);
-        fresh.log(WgeEvent::Reload);
-        *self.core.state.borrow_mut() = fresh;
-        *self.core.neural.borrow_mut() = None;
-        *self.core.neural_on.borrow_mut() = false;
-        *self.pending_neural.borrow_mut() = saved.neural;
-        Ok(resumed)
+    pub fn restore(&self, json: String) -> Promise {
+        let (core, pending) = (self.core.clone(), self.pending_neural.clone());
+        future_to_promise(async move { restore(core, pending, json).await.map(JsValue::from).map_err(js_err) })
     }
-
     /// Brings DOMNet back after `restore` from its saved checkpoint and Adam's moments (absent:
     /// the store did not hold them). Resolves `{resumed, on, why}`: `why` says why a saved DOMNet
     /// did not come back (damaged, another task or other settings); the rest of the session stays.
@@ -669,56 +701,6 @@ impl WgeSession {
     }
 }
 
-/// A WGE/MiniWoB++ file or one of the lab's own demonstration files.
-fn read_file(label: &str, bytes: &[u8]) -> Result<Entry, String> {
-    if bytes.len() > MAX_DEMO_BYTES {
-        return Err(format!("the file is {} MB; a demonstration is at most {} MB", bytes.len() / 1_000_000, MAX_DEMO_BYTES / 1_000_000));
-    }
-    // The lab's own format is a JSON object with "format" and "steps"; the importer names it.
-    match import_wge_demo(bytes) {
-        Ok(d) => {
-            if d.raw_reward < 1.0 {
-                return Err(format!("its episode failed (raw reward {}); workflows are induced from successful demonstrations only", d.raw_reward));
-            }
-            Ok(Entry {
-                source: DemoSource::Imported,
-                label: label.to_string(),
-                task: d.task,
-                steps: d.steps,
-                final_observation: Some(d.final_observation),
-                reward: d.reward,
-                raw_reward: d.raw_reward,
-                played: None,
-            })
-        }
-        Err(why) if why.contains("lab's own demonstrations") => {
-            let text = std::str::from_utf8(bytes).map_err(|_| "the demonstration is not UTF-8 text".to_string())?;
-            let demo = Demonstration::from_json(text)?;
-            from_lab_demo(demo, DemoSource::Person, label.to_string())
-        }
-        Err(why) => Err(why),
-    }
-}
-
-fn from_lab_demo(demo: Demonstration, source: DemoSource, label: String) -> Result<Entry, String> {
-    let TaskSpec::Builtin { name } = &demo.task else {
-        return Err("workflow-guided exploration learns the lab's own tasks; this demonstration is of another page".into());
-    };
-    if demo.raw_reward < 1.0 {
-        return Err(format!("{label}: its episode did not succeed (raw reward {}); workflows are induced from successful demonstrations only", demo.raw_reward));
-    }
-    Ok(Entry {
-        source,
-        label,
-        task: name.clone(),
-        steps: fold_click_then_type(demo.steps),
-        final_observation: None,
-        reward: demo.reward,
-        raw_reward: demo.raw_reward,
-        played: Some(Played { seed: demo.seed, data_mode: demo.data_mode, exact: demo.exact }),
-    })
-}
-
 /// The oracle's episode: each observation with the action taken on it, and the last step.
 async fn scripted_episode<E: Environment>(
     env: &mut E,
@@ -738,3 +720,46 @@ async fn scripted_episode<E: Environment>(
         obs = step.observation.clone();
     }
 }
+
+/// [`WgeSession::restore`]: each saved demonstration checked as a file is (sizes first), its
+/// lattice induced again in slices, and the saved weights kept only when they fit.
+async fn restore(core: Core, pending: Rc<RefCell<Option<SavedNeural>>>, json: String) -> Result<bool, String> {
+        if json.len() > MAX_DEMO_BYTES * 2 {
+            return Err("the saved WGE session is too large to be one of this lab's".into());
+        }
+        let saved: Saved = serde_json::from_str(&json).map_err(|e| format!("the saved WGE session is damaged: {e}"))?;
+        drop(json);
+        if saved.format != WGE_VIEW_FORMAT {
+            return Err(format!("the saved WGE session has format {} (this lab reads {WGE_VIEW_FORMAT})", saved.format));
+        }
+        let mut fresh = State::default();
+        let damaged = |why: String| format!("the saved WGE session is damaged: {why}");
+        for e in saved.demos {
+            fresh.can_take(&e).map_err(damaged)?;
+            let lattice = induce_yielding(&e.steps, e.final_observation.as_ref(), &fresh.policy.config.induction).await;
+            fresh.add_induced(e, lattice).map_err(damaged)?;
+        }
+        fresh.tally = saved.tally;
+        if fresh.tally.recent.len() > SUCCESS_WINDOW || fresh.tally.successes > fresh.tally.episodes {
+            return Err("the saved WGE session is damaged: its exploration counts disagree".into());
+        }
+        fresh.task = fresh.task.or(saved.task.filter(|t| TaskSpec::builtin(t).is_ok()));
+        let learned = saved.policy.and_then(|text| WorkflowPolicy::from_json(&text).ok()).filter(|p| {
+            p.demos().len() == fresh.policy.demos().len()
+                && p.demos().iter().zip(fresh.policy.demos()).all(|(a, b)| a.lattice == b.lattice && a.field_keys == b.field_keys)
+        });
+        let resumed = learned.is_some();
+        if let Some(p) = learned {
+            fresh.policy = p;
+        }
+        // The run goes on from its saved log, through this reload; initial weights in place of
+        // learned ones are a history no link can say.
+        fresh.run = saved.run.filter(|_| resumed || fresh.tally.episodes == 0);
+        fresh.log(WgeEvent::Reload);
+        *core.state.borrow_mut() = fresh;
+        *core.neural.borrow_mut() = None;
+        *core.neural_on.borrow_mut() = false;
+        *pending.borrow_mut() = saved.neural;
+        Ok(resumed)
+}
+
