@@ -207,8 +207,11 @@ impl LoadedPage {
         // Focus outlives an episode on pages that reuse their elements (MiniWoB++'s click-test
         // keeps its button, so it stays focused after a click): every episode starts with
         // nothing focused, so the seed alone decides the first observation.
-        if let Some(active) = self.document.active_element().and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
-            active.blur().map_err(threw)?;
+        // (The page's elements are of its own realm: `dyn_into` would never match them.)
+        if let Some(active) = self.document.active_element()
+            && is_function(active.as_ref(), "blur")
+        {
+            call(active.as_ref(), "blur", &[]).map_err(threw)?;
         }
         self.epoch += 1;
         set(&self.document, "__weblabEpoch", &JsValue::from(self.epoch));
