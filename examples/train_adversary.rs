@@ -22,6 +22,7 @@ use weblab::navigator::NavigatorConfig;
 use weblab::navigator::train::{judge_test_sites, sim_pool};
 use weblab::util::block_on;
 
+use common::run_dir::{Point, Progress, RunDir, plot};
 use common::{Cli, Common, grid_mean, print_grid};
 
 const USAGE: &str = "\
@@ -37,6 +38,9 @@ Usage: cargo run --release --example train_adversary -- GENERATOR [options]
   --sequential (the navigators take turns on one thread; default: a thread each)
   --nav-config JSON  --adversary-config JSON (partial configs)
   --snapshot FILE (write the whole run at the end)  --resume FILE (continue one)
+  --run-dir DIR (a long run's folder: the run's snapshot every --snapshot-every S s of wall-clock
+    (300), its curves and DIR/plot.png, the best navigator DIR/best.wln; a folder that holds a
+    run resumes it exactly, and --minutes counts the training of all its sittings)
 ";
 
 struct Args {
@@ -54,6 +58,8 @@ struct Args {
     snapshot: Option<String>,
     resume: Option<String>,
     sequential: bool,
+    run_dir: Option<String>,
+    snapshot_every_s: f64,
 }
 
 fn parse() -> Result<Args, String> {
@@ -74,6 +80,8 @@ fn parse() -> Result<Args, String> {
         snapshot: None,
         resume: None,
         sequential: false,
+        run_dir: None,
+        snapshot_every_s: 300.0,
     };
     while let Some(flag) = cli.next_flag() {
         if a.common.take(&flag, &mut cli)? {
@@ -88,6 +96,8 @@ fn parse() -> Result<Args, String> {
             "--episodes" => a.loop_cfg.episodes = cli.num(&flag)? as usize,
             "--designs" => a.loop_cfg.designs = cli.num(&flag)? as usize,
             "--sequential" => a.sequential = true,
+            "--run-dir" => a.run_dir = Some(cli.value(&flag)?),
+            "--snapshot-every" => a.snapshot_every_s = cli.num(&flag)?,
             "--population" => a.population = Some(cli.num(&flag)? as usize),
             "--nav-config" => a.nav = serde_json::from_str(&cli.value(&flag)?).map_err(|e| format!("--nav-config: {e}"))?,
             "--adversary-config" => a.adversary = serde_json::from_str(&cli.value(&flag)?).map_err(|e| format!("--adversary-config: {e}"))?,
@@ -157,13 +167,26 @@ impl Window {
 
 fn run<G: Generator>(args: &Args, make: impl Fn() -> Result<G, String>, population_size: usize) -> Result<(), String> {
     let dev = Device::flex().autodiff();
-    let mut trainer = match &args.resume {
-        Some(file) => {
+    let run_dir = args.run_dir.as_deref().map(RunDir::new).transpose()?;
+    let saved = match &run_dir {
+        Some(d) => d.load()?,
+        None => None,
+    };
+    let mut progress = Progress::default();
+    let mut trainer = match (saved, &args.resume) {
+        (Some((bytes, p)), _) => {
+            progress = p;
+            println!("resuming the run in {} (sitting {}, {:.0} s of training so far)", args.run_dir.as_deref().unwrap_or(""), progress.sittings + 1, progress.train_s);
+            PopulationTrainer::resume(&bytes, make()?, &dev)?
+        }
+        (None, Some(file)) => {
             let bytes = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
             PopulationTrainer::resume(&bytes, make()?, &dev)?
         }
-        None => PopulationTrainer::new(population(&args.nav, population_size, &dev, args.common.seed)?, make()?, args.loop_cfg.clone(), args.common.seed)?,
+        (None, None) => PopulationTrainer::new(population(&args.nav, population_size, &dev, args.common.seed)?, make()?, args.loop_cfg.clone(), args.common.seed)?,
     };
+    progress.sittings += 1;
+    let wall_before = progress.wall_s;
     let name = trainer.generator.name();
     println!(
         "generator {name}, seed {}, population {} navigator(s) of {} parameters, M = {} episodes per navigator per design, D = {} designs per iteration, {}; \
@@ -178,11 +201,12 @@ fn run<G: Generator>(args: &Args, make: impl Fn() -> Result<G, String>, populati
         args.common.judge_seeds
     );
     let t0 = Instant::now();
-    let (mut train_s, mut judged_at, mut reported_at) = (0.0, 0.0, 0.0);
+    let (mut train_s, mut judged_at, mut reported_at) = (progress.train_s, progress.train_s, progress.train_s);
+    let (mut snapshot_at, sitting_train_s) = (Instant::now(), progress.train_s);
     let mut window = Window::default();
     let mut total = Window::default();
-    let mut best = (-1.0, 0usize);
-    let mut best_grid: Vec<Vec<f64>> = Vec::new();
+    let mut best = (if progress.best_grid.is_empty() { -1.0 } else { progress.best_mean }, 0usize);
+    let mut best_grid: Vec<Vec<f64>> = progress.best_grid.clone();
     let start_steps: u64 = trainer.population.iter().map(|n| n.counters.env_steps).sum();
     let start_updates: u64 = trainer.population.iter().map(|n| n.counters.updates).sum();
     let mut envs = sim_pool(trainer.population.len() * trainer.cfg.designs * trainer.cfg.episodes);
@@ -192,6 +216,9 @@ fn run<G: Generator>(args: &Args, make: impl Fn() -> Result<G, String>, populati
         train_s += t.elapsed().as_secs_f64();
         window.add(&it);
         total.add(&it);
+        for design in &it.designs {
+            progress.history.add(it.iteration, design);
+        }
         let done = train_s >= args.common.minutes * 60.0 || args.common.iterations.is_some_and(|n| trainer.iteration >= n);
         let judge_due = done || train_s - judged_at >= args.common.judge_every_s;
         if !(judge_due || args.report_every_s.is_some_and(|r| train_s - reported_at >= r)) {
@@ -209,9 +236,9 @@ fn run<G: Generator>(args: &Args, make: impl Fn() -> Result<G, String>, populati
             trainer.iteration,
             steps,
             updates,
-            steps as f64 / train_s,
-            updates as f64 / train_s,
-            total.iterations as f64 / train_s
+            steps as f64 / (train_s - sitting_train_s),
+            updates as f64 / (train_s - sitting_train_s),
+            total.iterations as f64 / (train_s - sitting_train_s)
         );
         println!(
             "  last {} designs: {:.1} pages, {:.1} primitives ({:.0}% active, {:.0}% passive), success {:.0}%, mean return per navigator {}",
@@ -238,7 +265,46 @@ fn run<G: Generator>(args: &Args, make: impl Fn() -> Result<G, String>, populati
                 trainer.generator.reports().first().map(|r| r.updates).unwrap_or(0)
             );
         }
+        {
+            let w = &window;
+            let (n, r) = (w.iterations.max(1) as f64, w.reports.max(1) as f64);
+            progress.points.push(Point {
+                train_min: train_s / 60.0,
+                iteration: trainer.iteration,
+                designs: trainer.designs,
+                env_steps: trainer.population.iter().map(|n| n.counters.env_steps).sum(),
+                budget: (w.reports > 0).then(|| w.budget / r),
+                rendered: w.placed as f64 / n,
+                active: w.active as f64 / n,
+                passive: w.passive as f64 / n,
+                repeats: (w.reports > 0).then(|| w.repeats as f64 / r),
+                regret: (w.reports > 0).then(|| w.regret / r),
+                success: w.successes / n,
+            });
+            let goal = args.common.minutes * 60.0;
+            let filled = ((train_s / goal).min(1.0) * 30.0) as usize;
+            println!(
+                "  [{}{}] {:.0}% of {:.0} training minutes | {:.0} wall minutes over {} sitting(s) | iteration {}, {} designs | best grid mean {:.0}%",
+                "#".repeat(filled),
+                ".".repeat(30 - filled),
+                100.0 * train_s / goal,
+                args.common.minutes,
+                (wall_before + t0.elapsed().as_secs_f64()) / 60.0,
+                progress.sittings,
+                trainer.iteration,
+                trainer.designs,
+                100.0 * best.0.max(0.0)
+            );
+        }
         window = Window::default();
+        let snapshot_due = run_dir.is_some() && (done || snapshot_at.elapsed().as_secs_f64() >= args.snapshot_every_s);
+        if snapshot_due && !judge_due {
+            let d = run_dir.as_ref().expect("a run folder");
+            progress.train_s = train_s;
+            progress.wall_s = wall_before + t0.elapsed().as_secs_f64();
+            d.save(&block_on(trainer.snapshot())?, &progress)?;
+            snapshot_at = Instant::now();
+        }
         if !judge_due {
             continue;
         }
@@ -254,13 +320,27 @@ fn run<G: Generator>(args: &Args, make: impl Fn() -> Result<G, String>, populati
             means.iter().map(|m| format!("{:.0}%", 100.0 * m)).collect::<Vec<_>>().join(" / ")
         );
         print_grid("  ", &grids[top]);
+        progress.grids.push((train_s / 60.0, grids[top].clone(), top));
         if means[top] > best.0 {
             best = (means[top], top);
             best_grid = grids[top].clone();
-            if let Some(out) = &args.common.out {
+            progress.best_mean = means[top];
+            progress.best_grid = best_grid.clone();
+            let out = args.common.out.clone().or_else(|| run_dir.as_ref().map(|d| d.path("best.wln").display().to_string()));
+            if let Some(out) = out {
                 let bytes = block_on(trainer.population[top].save(&format!("{name}, seed {}", args.common.seed), Precision::Full))?;
-                std::fs::write(out, bytes).map_err(|e| format!("{out}: {e}"))?;
+                std::fs::write(&out, bytes).map_err(|e| format!("{out}: {e}"))?;
                 println!("  wrote {out} (navigator {top}, grid mean {:.0}%, the best so far)", 100.0 * means[top]);
+            }
+        }
+        if let Some(d) = &run_dir {
+            let title = format!("{name}, seed {}: {:.0} training minutes, {} iterations", args.common.seed, train_s / 60.0, trainer.iteration);
+            std::fs::write(d.path("plot.png"), plot(&progress, &title)).map_err(|e| format!("plot.png: {e}"))?;
+            if snapshot_due || judge_due {
+                progress.train_s = train_s;
+                progress.wall_s = wall_before + t0.elapsed().as_secs_f64();
+                d.save(&block_on(trainer.snapshot())?, &progress)?;
+                snapshot_at = Instant::now();
             }
         }
         if done {
@@ -275,12 +355,12 @@ fn run<G: Generator>(args: &Args, make: impl Fn() -> Result<G, String>, populati
                  primitives/design {:.1} ({:.0}% active) | expected budget {} | regret {} | best grid mean {:.0}% (navigator {}) | per site (levels 0-3): {}",
                 args.common.seed,
                 train_s,
-                t0.elapsed().as_secs_f64(),
+                wall_before + t0.elapsed().as_secs_f64(),
                 t.iterations,
                 steps,
                 updates,
-                steps as f64 / train_s,
-                updates as f64 / train_s,
+                steps as f64 / (train_s - sitting_train_s),
+                updates as f64 / (train_s - sitting_train_s),
                 t.placed as f64 / n,
                 100.0 * t.active as f64 / t.placed.max(1) as f64,
                 if t.reports > 0 { format!("{:.1}", t.budget / t.reports as f64) } else { "-".into() },
