@@ -208,6 +208,7 @@ impl Adversary {
             let policy_loss = (s.log_prob.clone() * advantage).neg();
             let value_loss = (reward - s.value.clone()).square();
             let n_hat = match self.objective.budget {
+                Budget::FlooredLogSkip => s.skip_log_probs.clone().clamp_min(super::config::SKIP_FLOOR.ln() as f32).sum().neg(),
                 Budget::Expected => s.skip_log_probs.clone().exp().neg().add_scalar(1.0).sum(),
                 Budget::LogSkip => s.skip_log_probs.clone().sum().neg(),
             };

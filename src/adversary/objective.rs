@@ -3,8 +3,9 @@
 //!
 //! Each gives a [`Signal`]: the scalar `reward` the A2C term of the adversary's loss uses, and
 //! `budget_weight` w, the coefficient of the differentiable budget term: the loss adds −w·N̂,
-//! N̂ the budget estimate (`config::Budget`: the expected number of non-SKIP decisions
-//! Σ_i (1 − π(a_i = SKIP | a_<i)) by default, or the papers' printed −Σ_i log π(SKIP)).
+//! N̂ the budget estimate (`config::Budget`: by default the papers' printed −Σ_i log π(SKIP) with
+//! π(SKIP) floored at 1 % so it is bounded; or the expected number of non-SKIP decisions
+//! Σ_i (1 − π(a_i = SKIP | a_<i)); or the printed form unbounded).
 //! Minimising it with w > 0 lowers the SKIP probabilities (more primitives); with w < 0 it raises
 //! them.
 //!
@@ -228,8 +229,10 @@ mod tests {
         // Σ (1 − π): 0.5 + 0.75 + 0 + 1 = 2.25.
         assert!(close(Budget::Expected.estimate(&skips), 2.25));
         assert!(close(Budget::LogSkip.estimate(&skips[..3]), -(0.5f64.ln() + 0.25f64.ln())));
-        let cfg = ObjectiveConfig::new(Objective::Code);
-        assert_eq!(cfg.budget, Budget::Expected, "the default");
+        let cfg = ObjectiveConfig { budget: Budget::Expected, ..ObjectiveConfig::new(Objective::Code) };
+        assert_eq!(ObjectiveConfig::new(Objective::Code).budget, Budget::FlooredLogSkip, "the default");
+        // The floored printed form counts −ln 0.01 at most per step.
+        assert!(close(Budget::FlooredLogSkip.estimate(&[-1.0, -20.0]), 1.0 + 100f64.ln()));
         let s = signal(&cfg, &returns(), &skips, None).unwrap();
         // D = 0.5 · 2.25 / 4; J = 0.1 · 0.375 + 0.9 · D.
         assert!(close(s.n_hat, 2.25) && close(s.value, 0.0375 + 0.9 * 0.5 * 2.25 / 4.0), "{s:?}");
@@ -246,15 +249,16 @@ mod tests {
         let returns = [vec![1.9, 1.8], vec![1.7, 1.9]];
         for lp in [-1.0, -10.0, -1e3, -1e6] {
             let skips = vec![lp; n];
-            for objective in [Objective::Code, Objective::FlexibleBPaired] {
-                let bounded = signal(&ObjectiveConfig::new(objective), &returns, &skips, None).unwrap();
+            for (objective, budget) in [Objective::Code, Objective::FlexibleBPaired].into_iter().flat_map(|o| [(o, Budget::Expected), (o, Budget::FlooredLogSkip)]) {
+                let bounded = signal(&ObjectiveConfig { budget, ..ObjectiveConfig::new(objective) }, &returns, &skips, None).unwrap();
+                let per_step = if budget == Budget::Expected { 1.0 } else { 100f64.ln() };
                 let printed = signal(&ObjectiveConfig { budget: Budget::LogSkip, ..ObjectiveConfig::new(objective) }, &returns, &skips, None).unwrap();
                 let alpha = ObjectiveConfig::new(objective).alpha;
                 let limit = match objective {
-                    Objective::Code => (1.0 - alpha) * 2.0 * 1.9 + alpha * 1.9,
-                    _ => 2.0 * 1.9 + alpha * 1.9 * n as f64,
+                    Objective::Code => (1.0 - alpha) * 2.0 * 1.9 + alpha * 1.9 * per_step,
+                    _ => 2.0 * 1.9 + alpha * 1.9 * n as f64 * per_step,
                 };
-                assert!(bounded.n_hat <= n as f64 && bounded.value <= limit + 1e-9, "{objective:?} at log π(SKIP) = {lp}: {bounded:?}");
+                assert!(bounded.n_hat <= n as f64 * per_step + 1e-9 && bounded.value <= limit + 1e-9, "{objective:?} {budget:?} at log π(SKIP) = {lp}: {bounded:?}");
                 if lp <= -1e3 {
                     assert!(printed.value > 100.0 * limit, "the printed estimate grows without limit: {printed:?}");
                 }
