@@ -14,7 +14,7 @@ use burn::prelude::Device;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;
 
-use super::learner::{Flags, Next, SNAPSHOT_SCHEMA, TrainRequest, Watched, check_schema, choose_backend, message, post, serve_checkpoint, wait_while_paused};
+use super::learner::{Flags, Next, SNAPSHOT_SCHEMA, TrainRequest, check_schema, choose_backend, message, post, serve_checkpoint, wait_while_paused};
 use super::learner_navigator::{NavLoop, NavProbe, NavRun, config as navigator_config, grid};
 use super::util::now_ms;
 use crate::adversary::history::PrimitiveHistory;

@@ -166,7 +166,7 @@ impl Lab {
             }
             w.obs = Some(obs.clone());
             w.memory = EpisodeMemory::default();
-            w.episode = Some(Episode { seed, steps: 0, ret: 0.0, raw_reward: 0.0, reason: None });
+            w.episode = Some(Episode { seed, steps: 0, ret: 0.0, discounted: 0.0, raw_reward: 0.0, reason: None });
             w.done = false;
             Ok(to_js(&obs))
         })
