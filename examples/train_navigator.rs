@@ -9,11 +9,11 @@ use std::time::Instant;
 
 use burn::prelude::Device;
 use weblab::curriculum::{CurriculumLearning, DomainRandomization, Fixed, Generator};
-use weblab::gminiwob::sim::SiteSim;
 use weblab::gminiwob::test_sites::{TEST_SITES, test_site};
-use weblab::gminiwob::{Design, RewardConfig, Values};
+use weblab::gminiwob::Design;
 use weblab::learn::checkpoint::Precision;
-use weblab::navigator::train::{NavTrainer, judge_test_sites};
+use weblab::curriculum::train::{LoopConfig, PopulationTrainer};
+use weblab::navigator::train::{judge_test_sites, sim_pool};
 use weblab::navigator::{Head, Navigator, NavigatorConfig};
 use weblab::util::block_on;
 
@@ -27,6 +27,7 @@ Usage: cargo run --release --example train_navigator -- GENERATOR [options]
   --config JSON (a partial NavigatorConfig, e.g. '{\"episodes_per_update\":16}')
   --head a2c|dqn (the learner; default a2c, the papers')  --bidirectional (the BiLSTM option)
   --cl-ramp N (CL's proposals until p = 1)
+  --designs D (designs per iteration, played side by side: D·M episodes per update; default 1)
   --stop-at F (a fixed site: stop at the first judging where its greedy success is >= F)
 ";
 
@@ -36,6 +37,7 @@ struct Args {
     config: NavigatorConfig,
     cl_ramp: Option<u64>,
     stop_at: Option<f64>,
+    designs: usize,
 }
 
 fn head(s: &str) -> Result<Head, String> {
@@ -50,7 +52,7 @@ fn parse() -> Result<Args, String> {
     let mut cli = Cli::new(USAGE);
     let generator = cli.generator("no generator given (dr, cl or a test site like login-0); --help for the usage")?;
     let common = Common { seed: 1, minutes: 10.0, iterations: None, judge_every_s: 60.0, judge_seeds: 20, out: None };
-    let mut a = Args { generator, common, config: NavigatorConfig::default(), cl_ramp: None, stop_at: None };
+    let mut a = Args { generator, common, config: NavigatorConfig::default(), cl_ramp: None, stop_at: None, designs: 1 };
     let (mut head_flag, mut bidirectional) = (None, false);
     while let Some(flag) = cli.next_flag() {
         if a.common.take(&flag, &mut cli)? {
@@ -59,6 +61,7 @@ fn parse() -> Result<Args, String> {
         match flag.as_str() {
             "--cl-ramp" => a.cl_ramp = Some(cli.num(&flag)? as u64),
             "--stop-at" => a.stop_at = Some(cli.num(&flag)?),
+            "--designs" => a.designs = cli.num(&flag)? as usize,
             "--config" => a.config = serde_json::from_str(&cli.value(&flag)?).map_err(|e| format!("--config: {e}"))?,
             "--head" => head_flag = Some(head(&cli.value(&flag)?)?),
             "--bidirectional" => bidirectional = true,
@@ -82,17 +85,20 @@ fn fixed_site(name: &str) -> Option<Design> {
 fn run<G: Generator>(args: &Args, generator: G) -> Result<(), String> {
     let nav = Navigator::new(args.config.clone(), &Device::flex().autodiff(), args.common.seed)?;
     let name = generator.name();
-    let mut trainer = NavTrainer::new(nav, generator, args.common.seed);
-    let mut sim = SiteSim::new(test_site("login", 0).unwrap(), 0, Values::default(), RewardConfig::default());
+    // A navigator alone is a population of one; M is its episodes_per_update.
+    let loop_cfg = LoopConfig { episodes: args.config.episodes_per_update, designs: args.designs };
+    let mut trainer = PopulationTrainer::new(vec![nav], generator, loop_cfg.clone(), args.common.seed)?;
+    let mut sims = sim_pool(loop_cfg.episodes * loop_cfg.designs);
     let c = &args.config;
     println!(
-        "navigator, generator {name} ({}), seed {}, {} parameters, head {}, {} LSTM, M = {} episodes per iteration; judged on {} seeds per cell",
+        "navigator, generator {name} ({}), seed {}, {} parameters, head {}, {} LSTM, M = {} episodes per design, D = {} designs per iteration; judged on {} seeds per cell",
         args.generator,
         args.common.seed,
-        trainer.navigator.model().parameter_count(),
+        trainer.population[0].model().parameter_count(),
         serde_json::to_string(&c.head).unwrap_or_default(),
         if c.bidirectional { "bidirectional" } else { "forward" },
         c.episodes_per_update,
+        loop_cfg.designs,
         args.common.judge_seeds
     );
     if c.head == Head::Dqn {
@@ -110,14 +116,15 @@ fn run<G: Generator>(args: &Args, generator: G) -> Result<(), String> {
     let mut best = -1.0;
     loop {
         let t = Instant::now();
-        let it = block_on(trainer.step(&mut sim))?;
+        let it = block_on(trainer.step(&mut sims))?;
         train_s += t.elapsed().as_secs_f64();
-        recent.push((it.mean_return(), it.success_rate()));
+        let eps = &it.episodes[0];
+        recent.push((eps.iter().map(|e| e.ret).sum::<f64>() / eps.len().max(1) as f64, it.success_rate()));
         let elapsed = t0.elapsed().as_secs_f64();
         let mut done = elapsed >= args.common.minutes * 60.0 || args.common.iterations.is_some_and(|n| trainer.iteration >= n);
         if done || elapsed - last_judge >= args.common.judge_every_s {
             last_judge = elapsed;
-            let c = trainer.navigator.counters;
+            let c = trainer.population[0].counters;
             let n = recent.len().max(1) as f64;
             let (ret, succ) = recent.iter().fold((0.0, 0.0), |(a, b), (r, s)| (a + r, b + s));
             recent.clear();
@@ -133,9 +140,9 @@ fn run<G: Generator>(args: &Args, generator: G) -> Result<(), String> {
                 c.updates as f64 / train_s,
                 ret / n,
                 100.0 * succ / n,
-                trainer.navigator.vocab.len()
+                trainer.population[0].vocab.len()
             );
-            let g = block_on(judge_test_sites(&mut trainer.navigator, args.common.judge_seeds, || std::future::ready(())))?;
+            let g = block_on(judge_test_sites(&mut trainer.population[0], args.common.judge_seeds, || std::future::ready(())))?;
             print_grid("", &g);
             let mean = grid_mean(&g);
             if let (Some(f), Some((site, level))) = (args.stop_at, fixed_site(&args.generator).and(args.generator.rsplit_once('-'))) {
@@ -151,7 +158,7 @@ fn run<G: Generator>(args: &Args, generator: G) -> Result<(), String> {
                 let label = format!("{name} ({})", args.generator);
                 if mean > best {
                     best = mean;
-                    let bytes = block_on(trainer.navigator.save(&label, Precision::Full))?;
+                    let bytes = block_on(trainer.population[0].save(&label, Precision::Full))?;
                     std::fs::write(out, bytes).map_err(|e| format!("{out}: {e}"))?;
                     println!("wrote {out} (grid mean {:.0}%, the best so far)", 100.0 * mean);
                 }
@@ -160,16 +167,16 @@ fn run<G: Generator>(args: &Args, generator: G) -> Result<(), String> {
                         Some(stem) => format!("{stem}-last.wln"),
                         None => format!("{out}-last"),
                     };
-                    let bytes = block_on(trainer.navigator.save(&label, Precision::Full))?;
+                    let bytes = block_on(trainer.population[0].save(&label, Precision::Full))?;
                     std::fs::write(&last, bytes).map_err(|e| format!("{last}: {e}"))?;
                     println!("wrote {last} (the last navigator, grid mean {:.0}%)", 100.0 * mean);
                 }
             }
         }
         if done {
-            if let Some(dqn) = trainer.navigator.dqn() {
+            if let Some(dqn) = trainer.population[0].dqn() {
                 // What a snapshot carries beside the checkpoint: Adam, the target network, the replay.
-                let bytes = block_on(trainer.navigator.optimizer_state())?.unwrap_or_default();
+                let bytes = block_on(trainer.population[0].optimizer_state())?.unwrap_or_default();
                 println!(
                     "DQN learner state for a snapshot: {:.1} MB (replay {} of {} steps)",
                     bytes.len() as f64 / 1e6,

@@ -8,12 +8,12 @@ use burn::prelude::Device;
 use weblab::adversary::generator::Adversary;
 use weblab::adversary::model::CHOICES;
 use weblab::adversary::objective::Signal;
-use weblab::adversary::train::{PopulationTrainer, population};
-use weblab::adversary::{AdversaryConfig, LoopConfig, Objective, ObjectiveConfig, Proposal};
+use weblab::adversary::{AdversaryConfig, Objective, ObjectiveConfig, Proposal};
+use weblab::curriculum::train::{LoopConfig, PopulationTrainer, population};
 use weblab::curriculum::{CurriculumLearning, DomainRandomization, Generator};
+use weblab::gminiwob::Design;
 use weblab::gminiwob::sim::SiteSim;
-use weblab::gminiwob::test_sites::test_site;
-use weblab::gminiwob::{Design, RewardConfig, Values};
+use weblab::navigator::train::sim_pool;
 use weblab::navigator::NavigatorConfig;
 use weblab::rng::Rng;
 use weblab::util::block_on;
@@ -31,8 +31,8 @@ fn nav_config() -> NavigatorConfig {
     NavigatorConfig { embedding_dim: 16, latent_dim: 16, vocab_cap: 300, ..NavigatorConfig::default() }
 }
 
-fn sim() -> SiteSim {
-    SiteSim::new(test_site("login", 0).unwrap(), 0, Values::default(), RewardConfig::default())
+fn sims() -> Vec<SiteSim> {
+    sim_pool(4)
 }
 
 #[test]
@@ -96,6 +96,32 @@ fn log_probabilities_of_a_sample_equal_its_rescoring() {
     }
 }
 
+#[test]
+fn a_masked_decoder_never_repeats_a_pair_so_every_choice_renders() {
+    // One page and 24 draws over 40 primitives: without the mask repeats are all but certain
+    // (the birthday problem), with it none can happen, and re-scoring reproduces the masked draws.
+    let one_page = |mask_repeats| AdversaryConfig { max_pages: 1, mask_repeats, ..AdversaryConfig::default() };
+    let mut repeats = [0usize; 2];
+    for (i, mask) in [false, true].into_iter().enumerate() {
+        let a = Adversary::new(one_page(mask), ObjectiveConfig::new(Objective::Code), &dev(), 11).unwrap();
+        let mut rng = Rng::new(12);
+        for _ in 0..40 {
+            let p = block_on(a.sample(&mut rng)).unwrap();
+            let chosen = p.choices.iter().filter(|c| c.0 != 0).count();
+            repeats[i] += chosen - p.design().placed().len();
+            let (lp, skips) = block_on(a.score(&p)).unwrap();
+            assert!((lp - p.log_prob).abs() < 1e-3 * p.log_prob.abs().max(1.0), "masked: {mask}: {lp} vs {}", p.log_prob);
+            assert!(skips.iter().zip(&p.skip_log_probs).all(|(s, t)| (s - t).abs() < 1e-4));
+        }
+    }
+    assert!(repeats[0] > 10, "unmasked draws repeat pairs: {repeats:?}");
+    assert_eq!(repeats[1], 0, "masked draws never do");
+    // Two pages: a primitive may go on each once, and then is closed.
+    let masks = weblab::adversary::model::Masks::along(4, 1, &[(5, Some(0)), (0, None), (5, Some(1)), (7, Some(1))], true);
+    assert_eq!(masks.pages, vec![vec![true, true, false, false], vec![false, true, false, false], vec![true, true, false, false]]);
+    assert!(!masks.closed[2][5] && masks.closed[3][5] && !masks.closed[3][0] && !masks.closed[3][7]);
+}
+
 /// Mean expected budget (Σ 1 − π(SKIP)) over designs drawn with a fixed generator.
 fn mean_budget(a: &Adversary) -> f64 {
     let mut rng = Rng::new(99);
@@ -110,10 +136,10 @@ fn the_budget_term_moves_the_expected_number_of_primitives_its_way() {
         let mut a = adversary(Objective::FlexibleBPaired, 7);
         let before = mean_budget(&a);
         let mut rng = Rng::new(8);
-        let sig = Signal { reward: 0.0, skip_weight: 1.25 * best, regret: 0.0, best, value: 0.0 };
+        let sig = Signal { reward: 0.0, budget_weight: 1.25 * best, n_hat: 0.0, regret: 0.0, best, value: 0.0 };
         for _ in 0..40 {
             let p: Proposal = block_on(a.sample(&mut rng)).unwrap();
-            block_on(a.learn_from(&p, &sig)).unwrap();
+            block_on(a.learn_from(&[(&p, sig)])).unwrap();
         }
         (before, mean_budget(&a))
     };
@@ -127,15 +153,16 @@ fn the_budget_term_moves_the_expected_number_of_primitives_its_way() {
 /// Per iteration: the navigators' losses, their returns, the adversary's loss, primitives placed.
 type Curve = Vec<(Vec<f32>, Vec<Vec<f64>>, f64, u32)>;
 
-fn adversarial_run(objective: Objective, seed: u64, iterations: usize) -> Curve {
+fn adversarial_run(objective: Objective, seed: u64, iterations: usize, cfg: LoopConfig) -> Curve {
     let nav = population(&nav_config(), objective.population(), &dev(), seed).unwrap();
-    let mut t = PopulationTrainer::new(nav, adversary(objective, seed), LoopConfig::default(), seed).unwrap();
-    let mut env = sim();
+    let mut t = PopulationTrainer::new(nav, adversary(objective, seed), cfg, seed).unwrap();
+    let mut env = sims();
     (0..iterations)
         .map(|_| {
             let it = block_on(t.step(&mut env)).unwrap();
-            let r = it.report.expect("an adversary reports");
-            (it.updates.iter().map(|u| u.loss).collect(), it.returns, r.loss, it.design.placed().len() as u32)
+            let r = it.reports.first().expect("an adversary reports").clone();
+            assert_eq!(it.reports.len(), it.designs.len(), "a report per design");
+            (it.updates.iter().map(|u| u.loss).collect(), it.returns(0), r.loss, it.designs[0].placed().len() as u32)
         })
         .collect()
 }
@@ -143,7 +170,7 @@ fn adversarial_run(objective: Objective, seed: u64, iterations: usize) -> Curve 
 #[test]
 fn a_short_run_of_every_objective_completes_and_reports() {
     for objective in Objective::ALL {
-        let curve = adversarial_run(objective, 1, 3);
+        let curve = adversarial_run(objective, 1, 3, LoopConfig::default());
         assert_eq!(curve.len(), 3);
         for (losses, returns, adv_loss, _) in &curve {
             assert_eq!(returns.len(), objective.population(), "{objective:?}");
@@ -154,44 +181,48 @@ fn a_short_run_of_every_objective_completes_and_reports() {
     // The baselines run in the same loop.
     for g in [Box::new(DomainRandomization::default()) as Box<dyn Generator>, Box::new(CurriculumLearning::default())] {
         let mut t = PopulationTrainer::new(population(&nav_config(), 1, &dev(), 1).unwrap(), g, LoopConfig::default(), 1).unwrap();
-        let it = block_on(t.step(&mut sim())).unwrap();
-        assert!(it.report.is_none() && it.returns.len() == 1);
+        let it = block_on(t.step(&mut sims())).unwrap();
+        assert!(it.reports.is_empty() && it.returns(0).len() == 1);
     }
     // PAIRED with one navigator is refused, with a message.
     let mut t = PopulationTrainer::new(population(&nav_config(), 1, &dev(), 1).unwrap(), adversary(Objective::Paired, 1), LoopConfig::default(), 1).unwrap();
-    assert!(block_on(t.step(&mut sim())).unwrap_err().contains("protagonist"));
+    assert!(block_on(t.step(&mut sims())).unwrap_err().contains("protagonist"));
 }
 
 #[test]
 fn seeded_runs_reproduce_their_curves() {
-    let a = adversarial_run(Objective::FlexibleBPaired, 3, 6);
-    assert_eq!(a, adversarial_run(Objective::FlexibleBPaired, 3, 6), "same seed: same designs, returns and losses");
-    assert_ne!(a, adversarial_run(Objective::FlexibleBPaired, 4, 6), "another seed, another run");
+    let a = adversarial_run(Objective::FlexibleBPaired, 3, 6, LoopConfig::default());
+    assert_eq!(a, adversarial_run(Objective::FlexibleBPaired, 3, 6, LoopConfig::default()), "same seed: same designs, returns and losses");
+    assert_ne!(a, adversarial_run(Objective::FlexibleBPaired, 4, 6, LoopConfig::default()), "another seed, another run");
+    let batched = LoopConfig { designs: 3, ..LoopConfig::default() };
+    let b = adversarial_run(Objective::Code, 3, 3, batched.clone());
+    assert_eq!(b, adversarial_run(Objective::Code, 3, 3, batched), "batched designs reproduce too");
 }
 
 #[test]
 fn a_run_resumed_from_its_snapshot_goes_on_exactly() {
     let objective = Objective::Code;
+    let cfg = LoopConfig { designs: 2, ..LoopConfig::default() };
     let nav = population(&nav_config(), objective.population(), &dev(), 6).unwrap();
-    let mut t = PopulationTrainer::new(nav, adversary(objective, 6), LoopConfig::default(), 6).unwrap();
-    let mut env = sim();
-    for _ in 0..5 {
+    let mut t = PopulationTrainer::new(nav, adversary(objective, 6), cfg, 6).unwrap();
+    let mut env = sims();
+    for _ in 0..3 {
         block_on(t.step(&mut env)).unwrap();
     }
     let snapshot = block_on(t.snapshot()).unwrap();
-    let go_on = |t: &mut PopulationTrainer<Adversary>, env: &mut SiteSim| {
-        (0..4)
+    let go_on = |t: &mut PopulationTrainer<Adversary>, env: &mut Vec<SiteSim>| {
+        (0..3)
             .map(|_| {
                 let it = block_on(t.step(env)).unwrap();
-                (it.design, it.returns, it.updates.iter().map(|u| u.loss).collect::<Vec<f32>>(), it.report.unwrap())
+                (it.designs, it.episodes, it.updates.iter().map(|u| u.loss).collect::<Vec<f32>>(), it.reports)
             })
             .collect::<Vec<_>>()
     };
     let original = go_on(&mut t, &mut env);
     // Built afresh with another seed: everything must come from the snapshot.
     let mut resumed = PopulationTrainer::resume(&snapshot, adversary(objective, 77), &dev()).unwrap();
-    assert_eq!(resumed.iteration, 5);
-    assert_eq!(go_on(&mut resumed, &mut sim()), original);
+    assert_eq!((resumed.iteration, resumed.designs), (3, 6));
+    assert_eq!(go_on(&mut resumed, &mut sims()), original);
     // A damaged snapshot, or one of another objective, is refused with a message.
     let mut bad = snapshot.clone();
     let mid = bad.len() / 2;
@@ -202,4 +233,21 @@ fn a_run_resumed_from_its_snapshot_goes_on_exactly() {
     let other_alpha = Adversary::new(AdversaryConfig::default(), ObjectiveConfig { alpha: 0.8, ..ObjectiveConfig::new(objective) }, &dev(), 6).unwrap();
     let err = PopulationTrainer::resume(&snapshot, other_alpha, &dev()).err().unwrap();
     assert!(err.contains("alpha 0.9") && err.contains("alpha 0.8") && err.contains("--alpha"), "{err}");
+}
+
+#[test]
+fn navigators_on_their_own_threads_learn_what_they_learn_in_turn() {
+    let run = |parallel: bool| {
+        let cfg = LoopConfig { designs: 2, ..LoopConfig::default() };
+        let nav = population(&nav_config(), 2, &dev(), 8).unwrap();
+        let mut t = PopulationTrainer::new(nav, adversary(Objective::FlexibleBPaired, 8), cfg, 8).unwrap();
+        let mut env = sim_pool(8);
+        (0..3)
+            .map(|_| {
+                let it = if parallel { t.step_parallel(&mut env).unwrap() } else { block_on(t.step(&mut env)).unwrap() };
+                (it.designs, it.episodes, it.updates, it.reports)
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(run(true), run(false));
 }

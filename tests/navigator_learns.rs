@@ -4,11 +4,11 @@
 //! head's runs reproduce from their seed and resume exactly from a snapshot.
 
 use burn::prelude::Device;
-use weblab::curriculum::{DomainRandomization, Fixed};
+use weblab::curriculum::train::{LoopConfig, PopState, PopulationTrainer};
+use weblab::curriculum::{DomainRandomization, Fixed, Generator};
 use weblab::gminiwob::sim::SiteSim;
 use weblab::gminiwob::test_sites::test_site;
-use weblab::gminiwob::{RewardConfig, Values};
-use weblab::navigator::train::{JUDGE_SEEDS_FROM, NavTrainer, judge, site_task};
+use weblab::navigator::train::{JUDGE_SEEDS_FROM, judge, sim_pool, site_task};
 use weblab::navigator::{Head, Navigator, NavigatorConfig};
 use weblab::util::block_on;
 
@@ -17,24 +17,36 @@ fn config() -> NavigatorConfig {
     NavigatorConfig { embedding_dim: 32, latent_dim: 32, ..NavigatorConfig::default() }
 }
 
-fn sim() -> SiteSim {
-    SiteSim::new(test_site("login", 0).unwrap(), 0, Values::default(), RewardConfig::default())
+fn sim() -> Vec<SiteSim> {
+    sim_pool(8)
+}
+
+/// A navigator alone: a population of one, M = its episodes_per_update, one design an iteration.
+fn alone<G: Generator>(nav: Navigator, generator: G, seed: u64) -> PopulationTrainer<G> {
+    let m = nav.cfg.episodes_per_update;
+    PopulationTrainer::new(vec![nav], generator, LoopConfig { episodes: m, designs: 1 }, seed).unwrap()
+}
+
+/// The loop's counters and the lone navigator's learner state, as the tab keeps them.
+fn resume_alone<G: Generator>(nav: Navigator, generator: G, state: &PopState) -> PopulationTrainer<G> {
+    let m = nav.cfg.episodes_per_update;
+    PopulationTrainer::from_state(vec![nav], generator, LoopConfig { episodes: m, designs: 1 }, state).unwrap()
 }
 
 #[test]
 fn learns_the_login_site_to_95_percent() {
     let design = test_site("login", 0).unwrap();
     let nav = Navigator::new(config(), &Device::flex().autodiff(), 1).unwrap();
-    let mut trainer = NavTrainer::new(nav, Fixed(design.clone()), 1);
+    let mut trainer = alone(nav, Fixed(design.clone()), 1);
     let mut env = sim();
     let task = site_task("login-0", design);
-    let before = block_on(judge(&mut env, &mut trainer.navigator, &task, JUDGE_SEEDS_FROM..JUDGE_SEEDS_FROM + 50)).unwrap();
+    let before = block_on(judge(&mut env, &mut trainer.population[0], &task, JUDGE_SEEDS_FROM..JUDGE_SEEDS_FROM + 50)).unwrap();
     // Budget: 1,500 updates of M = 8 episodes (greedy success reached 100% near 1,000 with
     // seeds 1–3 when this was written).
     for _ in 0..1_500 {
         block_on(trainer.step(&mut env)).unwrap();
     }
-    let after = block_on(judge(&mut env, &mut trainer.navigator, &task, JUDGE_SEEDS_FROM..JUDGE_SEEDS_FROM + 50)).unwrap();
+    let after = block_on(judge(&mut env, &mut trainer.population[0], &task, JUDGE_SEEDS_FROM..JUDGE_SEEDS_FROM + 50)).unwrap();
     assert!(after.success_rate() >= 0.95, "greedy success {:.0}% after 1,500 updates (before: {:.0}%)", 100.0 * after.success_rate(), 100.0 * before.success_rate());
     assert!(before.success_rate() < 0.5, "an untrained navigator does not already solve it: {before:?}");
     assert!(after.mean_steps <= 4.0, "two fields and a submit: {after:?}");
@@ -44,9 +56,9 @@ fn learns_the_login_site_to_95_percent() {
 fn the_same_seed_gives_the_same_loss_curve() {
     let run = |seed: u64| {
         let nav = Navigator::new(config(), &Device::flex().autodiff(), seed).unwrap();
-        let mut trainer = NavTrainer::new(nav, DomainRandomization::default(), seed);
+        let mut trainer = alone(nav, DomainRandomization::default(), seed);
         let mut env = sim();
-        (0..15).map(|_| block_on(trainer.step(&mut env)).unwrap().update.loss).collect::<Vec<f32>>()
+        (0..15).map(|_| block_on(trainer.step(&mut env)).unwrap().updates[0].loss).collect::<Vec<f32>>()
     };
     let a = run(4);
     assert_eq!(a, run(4), "same seed, same designs, episodes and losses");
@@ -58,23 +70,23 @@ fn a_run_resumed_from_its_snapshot_goes_on_as_the_original() {
     use weblab::learn::checkpoint::Precision;
     let dev = Device::flex().autodiff();
     let nav = Navigator::new(config(), &dev, 6).unwrap();
-    let mut trainer = NavTrainer::new(nav, DomainRandomization::default(), 6);
+    let mut trainer = alone(nav, DomainRandomization::default(), 6);
     let mut env = sim();
     for _ in 0..8 {
         block_on(trainer.step(&mut env)).unwrap();
     }
     // The snapshot: checkpoint (f32), loop state, Adam's moments.
-    let bytes = block_on(trainer.navigator.save("DR", Precision::Full)).unwrap();
+    let bytes = block_on(trainer.population[0].save("DR", Precision::Full)).unwrap();
     let state = trainer.state();
-    let adam = block_on(trainer.navigator.optimizer_state()).unwrap().expect("updates were made");
-    let go_on = |t: &mut NavTrainer<DomainRandomization>, env: &mut SiteSim| {
-        (0..5).map(|_| block_on(t.step(env)).unwrap().update.loss).collect::<Vec<f32>>()
+    let adam = block_on(trainer.population[0].optimizer_state()).unwrap().expect("updates were made");
+    let go_on = |t: &mut PopulationTrainer<DomainRandomization>, env: &mut Vec<SiteSim>| {
+        (0..5).map(|_| block_on(t.step(env)).unwrap().updates[0].loss).collect::<Vec<f32>>()
     };
     let original = go_on(&mut trainer, &mut env);
 
     let (mut nav, _) = Navigator::load(&bytes, &dev, 0).unwrap();
     nav.load_optimizer_state(&adam).unwrap();
-    let mut resumed = NavTrainer::resume(nav, DomainRandomization::default(), &state);
+    let mut resumed = resume_alone(nav, DomainRandomization::default(), &state);
     assert_eq!(go_on(&mut resumed, &mut sim()), original);
 }
 
@@ -98,16 +110,16 @@ fn dqn_learns_the_login_site_to_95_percent() {
     let cfg = NavigatorConfig { head: Head::Dqn, dqn_batch_size: 64, dqn_samples_per_insert: 8.0, ..config() };
     let design = test_site("login", 0).unwrap();
     let nav = Navigator::new(cfg, &Device::flex().autodiff(), 1).unwrap();
-    let mut trainer = NavTrainer::new(nav, Fixed(design.clone()), 1);
+    let mut trainer = alone(nav, Fixed(design.clone()), 1);
     let mut env = sim();
     let task = site_task("login-0", design);
     let seeds = JUDGE_SEEDS_FROM..JUDGE_SEEDS_FROM + 50;
-    let before = block_on(judge(&mut env, &mut trainer.navigator, &task, seeds.clone())).unwrap();
+    let before = block_on(judge(&mut env, &mut trainer.population[0], &task, seeds.clone())).unwrap();
     for _ in 0..500 {
         block_on(trainer.step(&mut env)).unwrap();
     }
-    let after = block_on(judge(&mut env, &mut trainer.navigator, &task, seeds)).unwrap();
-    assert!(trainer.navigator.counters.updates > 1_000, "{:?}", trainer.navigator.counters);
+    let after = block_on(judge(&mut env, &mut trainer.population[0], &task, seeds)).unwrap();
+    assert!(trainer.population[0].counters.updates > 1_000, "{:?}", trainer.population[0].counters);
     assert!(after.success_rate() >= 0.95, "greedy success {:.0}% after 500 iterations (before: {:.0}%)", 100.0 * after.success_rate(), 100.0 * before.success_rate());
     assert!(before.success_rate() < 0.5, "an untrained navigator does not already solve it: {before:?}");
 }
@@ -116,11 +128,11 @@ fn dqn_learns_the_login_site_to_95_percent() {
 fn seeded_dqn_runs_give_the_same_loss_curve() {
     let run = |seed: u64, bidirectional: bool| {
         let nav = Navigator::new(NavigatorConfig { bidirectional, ..dqn_config() }, &Device::flex().autodiff(), seed).unwrap();
-        let mut trainer = NavTrainer::new(nav, DomainRandomization::default(), seed);
+        let mut trainer = alone(nav, DomainRandomization::default(), seed);
         let mut env = sim();
         let curve: Vec<(f32, u32)> = (0..10)
             .map(|_| {
-                let u = block_on(trainer.step(&mut env)).unwrap().update;
+                let u = block_on(trainer.step(&mut env)).unwrap().updates[0];
                 (u.loss, u.updates)
             })
             .collect();
@@ -143,21 +155,21 @@ fn a_dqn_run_resumed_from_its_snapshot_goes_on_as_the_original() {
     // A target copy every 7 updates, and ε falling over the run: both must pick up where they were.
     let cfg = NavigatorConfig { dqn_target_update_period: 3, dqn_epsilon_start: 1.0, dqn_epsilon_end: 0.1, dqn_epsilon_decay_steps: 600, ..dqn_config() };
     let nav = Navigator::new(cfg, &dev, 6).unwrap();
-    let mut trainer = NavTrainer::new(nav, DomainRandomization::default(), 6);
+    let mut trainer = alone(nav, DomainRandomization::default(), 6);
     let mut env = sim();
     for _ in 0..8 {
         block_on(trainer.step(&mut env)).unwrap();
     }
-    assert!(trainer.navigator.counters.updates > 3, "past a target copy: {:?}", trainer.navigator.counters);
+    assert!(trainer.population[0].counters.updates > 3, "past a target copy: {:?}", trainer.population[0].counters);
     // The snapshot: checkpoint (f32), loop state, and the learner state (Adam, target, replay).
-    let bytes = block_on(trainer.navigator.save("DR", Precision::Full)).unwrap();
+    let bytes = block_on(trainer.population[0].save("DR", Precision::Full)).unwrap();
     let state = trainer.state();
-    let learner = block_on(trainer.navigator.optimizer_state()).unwrap().expect("updates were made");
-    let go_on = |t: &mut NavTrainer<DomainRandomization>, env: &mut SiteSim| {
+    let learner = block_on(trainer.population[0].optimizer_state()).unwrap().expect("updates were made");
+    let go_on = |t: &mut PopulationTrainer<DomainRandomization>, env: &mut Vec<SiteSim>| {
         (0..5)
             .map(|_| {
                 let it = block_on(t.step(env)).unwrap();
-                (it.update.loss, it.update.updates, it.update.epsilon, it.episodes.iter().map(|e| e.steps).collect::<Vec<_>>())
+                (it.updates[0].loss, it.updates[0].updates, it.updates[0].epsilon, it.episodes[0].iter().map(|e| e.steps).collect::<Vec<_>>())
             })
             .collect::<Vec<_>>()
     };
@@ -166,11 +178,11 @@ fn a_dqn_run_resumed_from_its_snapshot_goes_on_as_the_original() {
 
     let (mut nav, _) = Navigator::load(&bytes, &dev, 0).unwrap();
     nav.load_optimizer_state(&learner).unwrap();
-    let mut resumed = NavTrainer::resume(nav, DomainRandomization::default(), &state);
+    let mut resumed = resume_alone(nav, DomainRandomization::default(), &state);
     assert_eq!(go_on(&mut resumed, &mut sim()), original);
 
     // Without the learner state (a fresh replay and target) the run would differ: the test can fail.
     let (nav, _) = Navigator::load(&bytes, &dev, 0).unwrap();
-    let mut fresh = NavTrainer::resume(nav, DomainRandomization::default(), &state);
+    let mut fresh = resume_alone(nav, DomainRandomization::default(), &state);
     assert_ne!(go_on(&mut fresh, &mut sim()), original);
 }

@@ -12,7 +12,8 @@ use weblab::curriculum::Fixed;
 use weblab::env::{EnvConfig, Environment};
 use weblab::gminiwob::test_sites::test_site;
 use weblab::navigator::features::EpisodeMemory;
-use weblab::navigator::train::{NavTrainer, judge, site_task};
+use weblab::curriculum::train::{LoopConfig, PopulationTrainer};
+use weblab::navigator::train::{judge, site_task};
 use weblab::navigator::{Navigator, NavigatorConfig};
 use weblab::web::IframeEnv;
 
@@ -57,10 +58,10 @@ async fn judging_is_greedy_repeatable_and_learns_nothing() {
     let mut env = env();
     let mut nav = Navigator::new(small(), &Device::flex().autodiff(), 2).unwrap();
     let task = site_task("login-1", test_site("login", 1).unwrap());
-    let first = judge(&mut env, &mut nav, &task, 100..105).await.unwrap();
+    let first = judge(std::slice::from_mut(&mut env), &mut nav, &task, 100..105).await.unwrap();
     let vocab = nav.vocab.len();
     assert_eq!(vocab, 2, "judging adds no words");
-    let again = judge(&mut env, &mut nav, &task, 100..105).await.unwrap();
+    let again = judge(std::slice::from_mut(&mut env), &mut nav, &task, 100..105).await.unwrap();
     assert_eq!(first, again, "same navigator, same seeds, same episodes");
     assert_eq!(first.episodes, 5);
     assert!(first.mean_steps >= 1.0 && first.mean_steps <= 25.0, "{first:?}");
@@ -71,14 +72,16 @@ async fn judging_is_greedy_repeatable_and_learns_nothing() {
 async fn a_training_iteration_runs_on_live_pages() {
     let mut env = env();
     let nav = Navigator::new(small(), &Device::flex().autodiff(), 3).unwrap();
-    let mut trainer = NavTrainer::new(nav, Fixed(test_site("payment", 0).unwrap()), 3);
+    let loop_cfg = LoopConfig { episodes: nav.cfg.episodes_per_update, designs: 1 };
+    let mut trainer = PopulationTrainer::new(vec![nav], Fixed(test_site("payment", 0).unwrap()), loop_cfg, 3).unwrap();
     for _ in 0..2 {
-        let it = trainer.step(&mut env).await.unwrap();
-        assert_eq!(it.episodes.len(), 2);
-        assert_eq!(it.fields, 2, "payment level 0: card type and full name");
-        assert!(it.update.loss.is_finite());
+        let it = trainer.step(std::slice::from_mut(&mut env)).await.unwrap();
+        assert_eq!(it.episodes[0].len(), 2);
+        assert_eq!(it.fields, [2], "payment level 0: card type and full name");
+        assert!(it.updates[0].loss.is_finite());
     }
-    assert_eq!(trainer.navigator.counters.updates, 2);
-    assert_eq!(trainer.navigator.counters.episodes, 4);
-    assert!(trainer.navigator.vocab.len() > 20, "training grew the vocabulary: {}", trainer.navigator.vocab.len());
+    let nav = &trainer.population[0];
+    assert_eq!(nav.counters.updates, 2);
+    assert_eq!(nav.counters.episodes, 4);
+    assert!(nav.vocab.len() > 20, "training grew the vocabulary: {}", nav.vocab.len());
 }

@@ -2,6 +2,9 @@
 //! command line's common flags and the success grid's print-out. Each includes it as `mod common;`
 //! (a folder with no `main.rs`, so Cargo does not take it for an example of its own).
 
+pub mod plot;
+pub mod run_dir;
+
 use weblab::gminiwob::test_sites::{LEVELS, TEST_SITES};
 
 /// The command line after the program's name: the generator first, then flags.

@@ -107,6 +107,13 @@ pub struct AdversaryConfig {
     pub entropy_coef: f64,
     /// Weight of the value loss (our choice, common A2C practice; the critic is V(h0)).
     pub value_coef: f64,
+    /// Close (primitive, page) pairs already placed in the design being drawn (and primitives on
+    /// every page), so every non-SKIP decision adds a primitive the rendered site contains. The
+    /// papers' decoder has no such mask, but their budget is "the number of primitives added"
+    /// (CoDE Eq. 2) and the renderer drops repeated pairs (reference §3.7): without the mask
+    /// a budget term can be satisfied by repeating one pair, which adds nothing (issue 31: at
+    /// 15 min of CoDE the expected budget read 23.9 of 24 slots while 2.7 primitives rendered).
+    pub mask_repeats: bool,
 }
 
 impl Default for AdversaryConfig {
@@ -121,6 +128,7 @@ impl Default for AdversaryConfig {
             adam_epsilon: 1e-8,
             entropy_coef: 0.01,
             value_coef: 0.5,
+            mask_repeats: true,
         }
     }
 }
@@ -153,6 +161,33 @@ impl AdversaryConfig {
     }
 }
 
+/// The least π(SKIP) the floored budget counts (our choice: 1 %).
+pub const SKIP_FLOOR: f64 = 0.01;
+
+/// How the budget N̂ — what the difficulty term (CoDE Eq. 2) and the budget loss (AEG Eq. 3)
+/// weigh — is estimated from the design's SKIP probabilities π_i = π(a_i = SKIP | a_<i).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Budget {
+    /// N̂ = −Σ_i log max(π_i, SKIP_FLOOR): the papers' printed formula with π(SKIP) floored, so
+    /// the objective is bounded (N̂ ≤ N·ln 100) and nothing is gained by pushing a SKIP
+    /// probability below 1 %; above the floor the gradient is the printed one, as strong at both
+    /// ends (the early shrinking of designs when the navigators fail depends on it). Our choice.
+    #[default]
+    FlooredLogSkip,
+    /// N̂ = Σ_i (1 − π_i), the expected number of non-SKIP decisions: AEG §4.3.1's words ("we
+    /// approximate the effective budget of the adversary as the expected number of non-SKIP
+    /// actions over N time steps") and CoDE's ("the amount of probability the generator places on
+    /// the SKIP action"). Bounded by N; but its gradient π_i(1 − π_i) is about 40× weaker than the
+    /// printed form's at π_i ≈ 1/41 (an untrained decoder), so designs shrink slowly when the
+    /// navigators fail (one smoke run: 12.6 primitives after 344 designs, ≈ 3 only after half a minute).
+    Expected,
+    /// N̂ = −Σ_i log π_i, the papers' formulas as printed (CoDE §5, AEG's J_budget). Unbounded:
+    /// with a positive weight every step pushes log π_i further down, whatever the design
+    /// holds (issue 31: the objective reached 3,364 and rising while the sites shrank).
+    LogSkip,
+}
+
 /// The objective and its constants.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -164,11 +199,42 @@ pub struct ObjectiveConfig {
     /// hyper-parameter search").
     pub beta: f64,
     pub delta: f64,
+    /// The budget estimate N̂ (see [`Budget`]); files from before it was chosen read `log_skip`,
+    /// as they were trained.
+    #[serde(default = "Budget::before_the_choice")]
+    pub budget: Budget,
+}
+
+impl Budget {
+    fn before_the_choice() -> Budget {
+        Budget::LogSkip
+    }
+
+    pub fn key(self) -> &'static str {
+        match self {
+            Budget::FlooredLogSkip => "floored_log_skip",
+            Budget::Expected => "expected",
+            Budget::LogSkip => "log_skip",
+        }
+    }
+
+    pub fn from_key(key: &str) -> Option<Budget> {
+        [Budget::FlooredLogSkip, Budget::Expected, Budget::LogSkip].into_iter().find(|b| b.key() == key || b.key().replace('_', "-") == key)
+    }
+
+    /// N̂ for a design's log π(SKIP) at each step.
+    pub fn estimate(self, skip_log_probs: &[f64]) -> f64 {
+        match self {
+            Budget::FlooredLogSkip => -skip_log_probs.iter().map(|lp| lp.max(SKIP_FLOOR.ln())).sum::<f64>(),
+            Budget::Expected => skip_log_probs.iter().map(|lp| 1.0 - lp.exp()).sum(),
+            Budget::LogSkip => -skip_log_probs.iter().sum::<f64>(),
+        }
+    }
 }
 
 impl ObjectiveConfig {
     pub fn new(objective: Objective) -> Self {
-        ObjectiveConfig { objective, alpha: objective.default_alpha(), beta: 0.0, delta: 0.0 }
+        ObjectiveConfig { objective, alpha: objective.default_alpha(), beta: 0.0, delta: 0.0, budget: Budget::default() }
     }
 
     pub fn validate(&self) -> Result<(), String> {
@@ -180,30 +246,6 @@ impl ObjectiveConfig {
         }
         if !(self.beta.is_finite() && self.delta.is_finite()) || self.delta > self.beta {
             return Err(format!("CoDE's thresholds need δ ≤ β (finite), not δ = {}, β = {}", self.delta, self.beta));
-        }
-        Ok(())
-    }
-}
-
-/// The training loop's constants.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct LoopConfig {
-    /// M: episodes each navigator plays on a design before its update (CoDE A.14: M = 2 "based
-    /// on a hyper-parameter search"; Table 3 finds M = 4 and 6 worse).
-    pub episodes: usize,
-}
-
-impl Default for LoopConfig {
-    fn default() -> Self {
-        LoopConfig { episodes: 2 }
-    }
-}
-
-impl LoopConfig {
-    pub fn validate(&self) -> Result<(), String> {
-        if !(1..=256).contains(&self.episodes) {
-            return Err(format!("episodes (M) must be 1 to 256, not {}", self.episodes));
         }
         Ok(())
     }

@@ -12,7 +12,8 @@ use burn::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::config::{AdversaryConfig, ObjectiveConfig};
-use super::model::{AdversaryModel, CHOICES, SKIP};
+use super::config::Budget;
+use super::model::{AdversaryModel, CHOICES, SKIP, Tracker};
 use super::objective::{self, Signal};
 use crate::curriculum::{Generator, GeneratorReport, Outcome};
 use crate::gminiwob::Design;
@@ -70,9 +71,12 @@ pub struct Adversary {
     pub updates: u64,
     /// ALP: the navigator's mean return on the previous design.
     previous: Option<f64>,
-    /// The design proposed and not yet learned from.
-    pending: Option<Proposal>,
-    last: Option<GeneratorReport>,
+    /// The designs proposed and not yet learned from, in order.
+    pending: Vec<Proposal>,
+    /// What the last update made of each of its designs.
+    last: Vec<GeneratorReport>,
+    /// Why it could not propose or learn.
+    failed: Option<String>,
 }
 
 fn sample_index(rng: &mut Rng, log_probs: &[f32]) -> usize {
@@ -99,7 +103,17 @@ impl Adversary {
         cfg.validate()?;
         objective.validate()?;
         let model = AdversaryModel::new(&cfg, device, seed);
-        Ok(Adversary { optim: Adam::new(cfg.adam_epsilon, None), cfg, objective, model: Some(model), updates: 0, previous: None, pending: None, last: None })
+        Ok(Adversary {
+            optim: Adam::new(cfg.adam_epsilon, None),
+            cfg,
+            objective,
+            model: Some(model),
+            updates: 0,
+            previous: None,
+            pending: Vec::new(),
+            last: Vec::new(),
+            failed: None,
+        })
     }
 
     pub fn model(&self) -> &AdversaryModel {
@@ -118,9 +132,10 @@ impl Adversary {
         let mut x = h0;
         let mut choices = Vec::with_capacity(self.cfg.slots as usize);
         let mut skip_log_probs = Vec::with_capacity(choices.capacity());
+        let mut placed = Tracker::new(self.cfg.max_pages as usize, k, self.cfg.mask_repeats);
         for _ in 0..self.cfg.slots {
             (h, c) = m.cell(x, h, c);
-            let p_lp = read(m.primitive_log_probs(h.clone())).await?;
+            let p_lp = read(m.primitive_log_probs(h.clone(), &[placed.closed()])).await?;
             debug_assert_eq!(p_lp.len(), CHOICES);
             let a = sample_index(rng, &p_lp);
             log_prob += p_lp[a] as f64;
@@ -128,9 +143,10 @@ impl Adversary {
             let b = if a == SKIP {
                 None
             } else {
-                let l_lp = read(m.page_log_probs(h.clone(), k)).await?;
+                let l_lp = read(m.page_log_probs(h.clone(), &[placed.open_pages(a)])).await?;
                 let b = sample_index(rng, &l_lp[..=k as usize]) as u32;
                 log_prob += l_lp[b as usize] as f64;
+                placed.place(a, b);
                 Some(b)
             };
             choices.push((a, b));
@@ -144,7 +160,7 @@ impl Adversary {
 
     /// Re-scores a proposal with the current network: (log π of the design, log π(SKIP) per step).
     pub async fn score(&self, p: &Proposal) -> Result<(f64, Vec<f64>), String> {
-        let s = self.model().valid().score(&p.noise, p.k, &p.choices);
+        let s = self.model().valid().score(&p.noise, p.k, &p.choices, self.cfg.mask_repeats);
         let lp = read(s.log_prob).await?[0] as f64;
         let skips = read(s.skip_log_probs).await?.into_iter().map(|x| x as f64).collect();
         Ok((lp, skips))
@@ -155,37 +171,61 @@ impl Adversary {
         objective::signal(&self.objective, returns, &p.skip_log_probs, self.previous)
     }
 
-    /// One update from the navigators' `returns` on `p`. An update whose loss is not finite is
-    /// refused before anything changes.
-    pub async fn learn(&mut self, p: &Proposal, returns: &[Vec<f64>]) -> Result<GeneratorReport, String> {
-        let sig = self.signal(p, returns)?;
-        self.learn_from(p, &sig).await
+    /// One update from the navigators' returns on each proposal of `batch`. ALP's progress is
+    /// measured design after design. An update whose loss is not finite is refused before
+    /// anything changes.
+    pub async fn learn(&mut self, batch: &[(Proposal, Vec<Vec<f64>>)]) -> Result<Vec<GeneratorReport>, String> {
+        let previous = self.previous;
+        let mut signals = Vec::with_capacity(batch.len());
+        for (p, returns) in batch {
+            let sig = self.signal(p, returns)?;
+            if self.objective.objective == super::config::Objective::Alp {
+                self.previous = Some(sig.best);
+            }
+            signals.push((p, sig));
+        }
+        self.previous = previous;
+        self.learn_from(&signals).await
     }
 
-    /// One update with a given signal (tests drive the budget term with a fixed one).
-    pub async fn learn_from(&mut self, p: &Proposal, sig: &Signal) -> Result<GeneratorReport, String> {
-        if !(sig.reward.is_finite() && sig.skip_weight.is_finite()) {
+    /// One update with given signals (tests drive the budget term with a fixed one): the mean
+    /// over the designs of each one's A2C loss with entropy regularisation, plus its budget term
+    /// −w·N̂ (N̂ differentiated through the SKIP probabilities, see `Budget`).
+    pub async fn learn_from(&mut self, batch: &[(&Proposal, Signal)]) -> Result<Vec<GeneratorReport>, String> {
+        if let Some((_, sig)) = batch.iter().find(|(_, s)| !(s.reward.is_finite() && s.budget_weight.is_finite())) {
             return Err(format!("the adversary's reward is not a number ({sig:?}): training stopped"));
+        }
+        if batch.is_empty() {
+            return Ok(Vec::new());
         }
         let model = self.model.take().expect("model");
         let plain = model.device().without_autodiff();
-        let s = model.score(&p.noise, p.k, &p.choices);
-        let reward = Tensor::<1>::from_data(TensorData::new(vec![sig.reward as f32], [1]), &plain);
-        let advantage = reward.clone() - s.value.clone().detach();
-        let policy_loss = (s.log_prob.clone() * advantage).neg();
-        let value_loss = (reward - s.value.clone()).square();
-        let budget_loss = s.skip_log_probs.clone().sum().reshape([1]).mul_scalar(sig.skip_weight);
-        let loss = policy_loss.clone() + value_loss.clone().mul_scalar(self.cfg.value_coef) - s.entropy.clone().mul_scalar(self.cfg.entropy_coef)
-            + budget_loss.clone();
-        let figures = Tensor::cat(
-            vec![loss.clone().detach(), policy_loss.detach(), value_loss.detach(), s.entropy.detach(), budget_loss.detach(), s.value.detach()],
-            0,
-        );
-        let f = match read(figures).await {
+        let mut parts = Vec::with_capacity(batch.len());
+        for (p, sig) in batch {
+            let s = model.score(&p.noise, p.k, &p.choices, self.cfg.mask_repeats);
+            let reward = Tensor::<1>::from_data(TensorData::new(vec![sig.reward as f32], [1]), &plain);
+            let advantage = reward.clone() - s.value.clone().detach();
+            let policy_loss = (s.log_prob.clone() * advantage).neg();
+            let value_loss = (reward - s.value.clone()).square();
+            let n_hat = match self.objective.budget {
+                Budget::FlooredLogSkip => s.skip_log_probs.clone().clamp_min(super::config::SKIP_FLOOR.ln() as f32).sum().neg(),
+                Budget::Expected => s.skip_log_probs.clone().exp().neg().add_scalar(1.0).sum(),
+                Budget::LogSkip => s.skip_log_probs.clone().sum().neg(),
+            };
+            let budget_loss = n_hat.reshape([1]).mul_scalar(-sig.budget_weight);
+            let loss = policy_loss.clone() + value_loss.clone().mul_scalar(self.cfg.value_coef) - s.entropy.clone().mul_scalar(self.cfg.entropy_coef)
+                + budget_loss.clone();
+            parts.push((loss, Tensor::cat(vec![policy_loss, value_loss, s.entropy, budget_loss, s.value], 0).detach()));
+        }
+        let n = parts.len();
+        let (losses, figures): (Vec<_>, Vec<_>) = parts.into_iter().unzip();
+        let loss = Tensor::cat(losses, 0).mean();
+        let all = Tensor::cat(vec![loss.clone().detach().reshape([1]), Tensor::cat(figures, 0)], 0);
+        let f = match read(all).await {
             Ok(f) if f.iter().all(|x| x.is_finite()) => f,
             Ok(f) => {
                 self.model = Some(model);
-                return Err(format!("the adversary's update gave a non-finite loss ({f:?}): training stopped"));
+                return Err(format!("the adversary's update gave a non-finite loss ({:?}): training stopped", &f[..f.len().min(12)]));
             }
             Err(e) => {
                 self.model = Some(model);
@@ -196,32 +236,44 @@ impl Adversary {
         self.model = Some(self.optim.step(self.cfg.learning_rate, model, grads));
         self.updates += 1;
         if self.objective.objective == super::config::Objective::Alp {
-            self.previous = Some(sig.best);
+            self.previous = batch.last().map(|(_, sig)| sig.best);
         }
-        let design = p.design();
-        let (active, passive) = design.counts();
-        let report = GeneratorReport {
-            objective: sig.value,
-            reward: sig.reward,
-            regret: sig.regret,
-            best_return: sig.best,
-            skip_weight: sig.skip_weight,
-            expected_budget: p.expected_budget(),
-            log_prob: p.log_prob,
-            pages: design.pages(),
-            active: active as u32,
-            passive: passive as u32,
-            loss: f[0] as f64,
-            policy_loss: f[1] as f64,
-            value_loss: f[2] as f64,
-            entropy: f[3] as f64,
-            budget_loss: f[4] as f64,
-            value: f[5] as f64,
-            updates: self.updates,
-            error: None,
-        };
-        self.last = Some(report.clone());
-        Ok(report)
+        let reports = batch
+            .iter()
+            .enumerate()
+            .map(|(i, (p, sig))| {
+                let d = &f[1 + 5 * i..1 + 5 * (i + 1)];
+                let design = p.design();
+                let (active, passive) = design.counts();
+                let chosen = p.choices.iter().filter(|c| c.0 != SKIP).count() as u32;
+                GeneratorReport {
+                    objective: sig.value,
+                    reward: sig.reward,
+                    regret: sig.regret,
+                    best_return: sig.best,
+                    budget_weight: sig.budget_weight,
+                    n_hat: sig.n_hat,
+                    expected_budget: p.expected_budget(),
+                    chosen,
+                    repeats: chosen - design.placed().len() as u32,
+                    min_skip_log_prob: p.skip_log_probs.iter().copied().fold(0.0, f64::min),
+                    log_prob: p.log_prob,
+                    pages: design.pages(),
+                    active: active as u32,
+                    passive: passive as u32,
+                    loss: f[0] as f64,
+                    policy_loss: d[0] as f64,
+                    value_loss: d[1] as f64,
+                    entropy: d[2] as f64,
+                    budget_loss: d[3] as f64,
+                    value: d[4] as f64,
+                    updates: self.updates,
+                }
+            })
+            .collect::<Vec<_>>();
+        debug_assert_eq!(reports.len(), n);
+        self.last = reports.clone();
+        Ok(reports)
     }
 
     /// The adversary as a checkpoint file (its optimizer is not in it; see [`Self::state`]).
@@ -251,14 +303,16 @@ impl Adversary {
             model: Some(model),
             updates: header.updates,
             previous: header.previous,
-            pending: None,
-            last: None,
+            pending: Vec::new(),
+            last: Vec::new(),
+            failed: None,
         })
     }
 
     /// Everything a run snapshot needs to go on exactly: the checkpoint, Adam's moments and the
-    /// proposal not yet learned from. Layout: u64 length · checkpoint · u64 length · Adam
-    /// (empty before the first update) · JSON of the pending proposal (`null` when none).
+    /// proposals not yet learned from. Layout: u64 length · checkpoint · u64 length · Adam
+    /// (empty before the first update) · JSON of the pending proposals (a list; files from
+    /// before designs were batched hold one proposal or `null`).
     pub async fn state(&self) -> Result<Vec<u8>, String> {
         let ckpt = self.save().await?;
         let adam = if self.optim.is_empty() { Vec::new() } else { self.optim.save(self.model()).await? };
@@ -294,10 +348,10 @@ impl Adversary {
         }
         // Same objective: name the constants or sizes that differ, so the user knows which flags to
         // give (a resumed run must ask for the snapshot's).
-        let o = |c: &ObjectiveConfig| format!("alpha {}, beta {}, delta {}", c.alpha, c.beta, c.delta);
+        let o = |c: &ObjectiveConfig| format!("alpha {}, beta {}, delta {}, budget {}", c.alpha, c.beta, c.delta, c.budget.key());
         if loaded.objective != self.objective {
             return Err(format!(
-                "the saved adversary has {} but this run asks for {}: resume with the snapshot's --alpha/--beta/--delta",
+                "the saved adversary has {} but this run asks for {}: resume with the snapshot's --alpha/--beta/--delta/--budget",
                 o(&loaded.objective),
                 o(&self.objective)
             ));
@@ -309,8 +363,17 @@ impl Adversary {
             let model = loaded.model.as_ref().expect("model");
             loaded.optim.load(model, adam)?;
         }
-        let pending: Option<Proposal> = serde_json::from_slice(&bytes[at..]).map_err(|e| damaged(e.to_string()))?;
-        if let Some(p) = &pending {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Pending {
+            Many(Vec<Proposal>),
+            One(Option<Proposal>),
+        }
+        let pending = match serde_json::from_slice(&bytes[at..]).map_err(|e| damaged(e.to_string()))? {
+            Pending::Many(v) => v,
+            Pending::One(p) => p.into_iter().collect(),
+        };
+        for p in &pending {
             let fits = p.noise.len() == self.cfg.noise_dim
                 && p.k < self.cfg.max_pages
                 && p.choices.len() == self.cfg.slots as usize
@@ -330,33 +393,44 @@ impl Generator for Adversary {
         self.objective.objective.label()
     }
 
-    fn propose(&mut self, rng: &mut Rng, _iteration: u64) -> Design {
+    fn propose(&mut self, rng: &mut Rng, _index: u64) -> Design {
+        if self.pending.is_empty() {
+            // Reports describe the designs last learned from; a new batch has none yet.
+            self.last.clear();
+        }
         match block_on(self.sample(rng)) {
             Ok(p) => {
                 let d = p.design();
-                self.pending = Some(p);
-                // A report describes the last design learned from; a new one has none yet.
-                self.last = None;
+                self.pending.push(p);
                 d
             }
             Err(e) => {
-                // Nothing to learn from; the loop reads the error from the report and stops.
-                self.pending = None;
-                self.last = Some(GeneratorReport { error: Some(e), ..GeneratorReport::default() });
+                // Nothing to learn from; the loop reads the failure and stops.
+                self.pending.clear();
+                self.failed = Some(e);
                 Design::from_entries(Some(1), &[]).expect("an empty page is a design")
             }
         }
     }
 
-    fn observe(&mut self, outcome: &Outcome) {
-        let Some(p) = self.pending.take() else { return };
-        if let Err(e) = block_on(self.learn(&p, &outcome.returns)) {
-            self.last = Some(GeneratorReport { error: Some(e), ..GeneratorReport::default() });
+    fn observe(&mut self, outcomes: &[Outcome]) {
+        let pending = std::mem::take(&mut self.pending);
+        if pending.len() != outcomes.len() {
+            self.failed = Some(format!("{} designs were proposed but {} outcomes came back", pending.len(), outcomes.len()));
+            return;
+        }
+        let batch: Vec<(Proposal, Vec<Vec<f64>>)> = pending.into_iter().zip(outcomes.iter().map(|o| o.returns.clone())).collect();
+        if let Err(e) = block_on(self.learn(&batch)) {
+            self.failed = Some(e);
         }
     }
 
-    fn report(&self) -> Option<GeneratorReport> {
+    fn reports(&self) -> Vec<GeneratorReport> {
         self.last.clone()
+    }
+
+    fn failure(&self) -> Option<String> {
+        self.failed.clone()
     }
 
     fn save_state(&self) -> Result<Option<Vec<u8>>, String> {

@@ -7,15 +7,15 @@
 //! - `objective`: the objectives as pure functions of returns and SKIP log-probabilities;
 //! - `generator`: sampling designs, the A2C update with the budget term, checkpoints — and the
 //!   adversary as a `curriculum::Generator`;
-//! - `history`: the primitives it generated over training, in early/middle/late thirds;
-//! - `train`: the population loop (any generator: the adversaries, DR, CL) and its snapshots.
+//! - `history`: the primitives it generated over training, in early/middle/late thirds.
+//!
+//! It trains in the one population loop every generator runs in, `crate::curriculum::train`.
 
 pub mod config;
 pub mod generator;
 pub mod history;
 pub mod model;
 pub mod objective;
-pub mod train;
 
-pub use config::{AdversaryConfig, LoopConfig, Objective, ObjectiveConfig};
+pub use config::{AdversaryConfig, Budget, Objective, ObjectiveConfig};
 pub use generator::{Adversary, Proposal};

@@ -60,6 +60,70 @@ impl Dense2 {
     }
 }
 
+/// Which choices a design's decisions may take at each step. Pages past k are never open. With
+/// `mask_repeats` a (primitive, page) pair already placed cannot be chosen again — the design
+/// format would drop it, so choosing it would spend a slot on nothing the site contains — and a
+/// primitive already on every page 0..=k is closed altogether; SKIP is always open.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Masks {
+    /// Per step: the primitives closed at it (index 0, SKIP, never).
+    pub closed: Vec<[bool; CHOICES]>,
+    /// Per step that placed a primitive (in order): the pages open to it.
+    pub pages: Vec<Vec<bool>>,
+}
+
+impl Masks {
+    /// The masks every step of `choices` was drawn under, on a site whose last page is `k` of
+    /// `pages` (K).
+    pub fn along(pages: usize, k: u32, choices: &[(usize, Option<u32>)], mask_repeats: bool) -> Masks {
+        let mut tracker = Tracker::new(pages, k, mask_repeats);
+        let mut m = Masks::default();
+        for &(a, b) in choices {
+            m.closed.push(tracker.closed());
+            if let Some(b) = b {
+                m.pages.push(tracker.open_pages(a));
+                tracker.place(a, b);
+            }
+        }
+        m
+    }
+}
+
+/// The pairs placed so far while a design is drawn or re-scored, and the masks they imply.
+pub struct Tracker {
+    k: u32,
+    pages: usize,
+    mask_repeats: bool,
+    /// [primitive][page]: placed.
+    placed: Vec<Vec<bool>>,
+}
+
+impl Tracker {
+    pub fn new(pages: usize, k: u32, mask_repeats: bool) -> Self {
+        Tracker { k, pages, mask_repeats, placed: vec![vec![false; pages]; CHOICES] }
+    }
+
+    /// The primitives closed now.
+    pub fn closed(&self) -> [bool; CHOICES] {
+        let mut c = [false; CHOICES];
+        if self.mask_repeats {
+            for (a, slot) in c.iter_mut().enumerate().skip(1) {
+                *slot = self.placed[a][..=self.k as usize].iter().all(|&p| p);
+            }
+        }
+        c
+    }
+
+    /// The pages primitive `a` may go on now.
+    pub fn open_pages(&self, a: usize) -> Vec<bool> {
+        (0..self.pages).map(|p| p as u32 <= self.k && !(self.mask_repeats && self.placed[a][p])).collect()
+    }
+
+    pub fn place(&mut self, a: usize, b: u32) {
+        self.placed[a][b as usize] = true;
+    }
+}
+
 #[derive(Module, Debug)]
 pub struct AdversaryModel {
     f0: Dense2,
@@ -143,18 +207,26 @@ impl AdversaryModel {
         (Tensor::zeros([rows, self.hidden], &dev), Tensor::zeros([rows, self.hidden], &dev))
     }
 
-    /// log π over SKIP and the primitives, [rows, 41].
-    pub fn primitive_log_probs(&self, h: Tensor<2>) -> Tensor<2> {
-        log_softmax(self.fp.forward(h), 1)
+    /// log π over SKIP and the primitives, [rows, 41]; row r's closed primitives (`closed[r][a]`,
+    /// see [`Masks`]) get no probability. With nothing closed the logits are used as they are.
+    pub fn primitive_log_probs(&self, h: Tensor<2>, closed: &[[bool; CHOICES]]) -> Tensor<2> {
+        let logits = self.fp.forward(h);
+        if closed.iter().all(|row| !row.contains(&true)) {
+            return log_softmax(logits, 1);
+        }
+        let mask: Vec<f32> = closed.iter().flat_map(|row| row.iter().map(|&c| if c { MASKED } else { 0.0 })).collect();
+        log_softmax(logits + self.host(mask, [closed.len(), CHOICES]), 1)
     }
 
-    /// log π over the pages, pages past `k` masked, [rows, K].
-    pub fn page_log_probs(&self, h: Tensor<2>, k: u32) -> Tensor<2> {
-        let rows = h.dims()[0];
-        let mask: Vec<f32> = (0..rows).flat_map(|_| (0..self.pages).map(|p| if p as u32 <= k { 0.0 } else { MASKED })).collect();
+    /// log π over the pages, [rows, K]; row r may choose only the pages `open[r]` marks.
+    pub fn page_log_probs(&self, h: Tensor<2>, open: &[Vec<bool>]) -> Tensor<2> {
+        let mask: Vec<f32> = open.iter().flat_map(|row| (0..self.pages).map(|p| if row.get(p) == Some(&true) { 0.0 } else { MASKED })).collect();
+        log_softmax(self.fl.forward(h) + self.host(mask, [open.len(), self.pages]), 1)
+    }
+
+    fn host(&self, values: Vec<f32>, shape: [usize; 2]) -> Tensor<2> {
         let plain = self.device().without_autodiff();
-        let mask = Tensor::<2>::from_data(TensorData::new(mask, [rows, self.pages]), &plain).to_device(&self.device());
-        log_softmax(self.fl.forward(h) + mask, 1)
+        Tensor::<2>::from_data(TensorData::new(values, shape), &plain).to_device(&self.device())
     }
 
     /// The one-hot input of fI for each (primitive, page) choice, given k.
@@ -180,7 +252,7 @@ impl AdversaryModel {
 
     /// Scores a whole design's decisions at once (the LSTM's inputs are known, so fI runs over
     /// all of them in one product; the LSTM still steps).
-    pub fn score(&self, noise: &[f32], k: u32, choices: &[(usize, Option<u32>)]) -> Scored {
+    pub fn score(&self, noise: &[f32], k: u32, choices: &[(usize, Option<u32>)], mask_repeats: bool) -> Scored {
         let n = choices.len();
         let (h0, k_logits, value) = self.head(noise);
         let k_lp = log_softmax(k_logits, 1);
@@ -206,7 +278,8 @@ impl AdversaryModel {
             outs.push(h.clone());
         }
         let hs = Tensor::cat(outs, 0);
-        let p_lp = self.primitive_log_probs(hs.clone());
+        let masks = Masks::along(self.pages, k, choices, mask_repeats);
+        let p_lp = self.primitive_log_probs(hs.clone(), &masks.closed);
         let skip_log_probs = p_lp.clone().slice([0..n, SKIP..SKIP + 1]).reshape([n]);
         log_prob = log_prob + pick(p_lp.clone(), choices.iter().map(|&(a, _)| a as i64).collect()).sum().reshape([1]);
         entropy = entropy + entropy_rows(p_lp).sum().reshape([1]);
@@ -214,7 +287,7 @@ impl AdversaryModel {
         if !placed.is_empty() {
             let rows: Vec<i64> = placed.iter().map(|&(i, _)| i as i64).collect();
             let rows = Tensor::<1, Int>::from_data(TensorData::new(rows, [placed.len()]), &plain).to_device(&self.device());
-            let l_lp = self.page_log_probs(hs.select(0, rows), k);
+            let l_lp = self.page_log_probs(hs.select(0, rows), &masks.pages);
             log_prob = log_prob + pick(l_lp.clone(), placed.iter().map(|&(_, b)| b as i64).collect()).sum().reshape([1]);
             entropy = entropy + entropy_rows(l_lp).sum().reshape([1]);
         }

@@ -8,18 +8,20 @@ use serde::{Deserialize, Serialize};
 
 use burn::prelude::Device;
 
-use crate::adversary::config::{AdversaryConfig, Objective, ObjectiveConfig};
+use crate::adversary::config::{AdversaryConfig, Budget, Objective, ObjectiveConfig};
 use crate::adversary::generator::Adversary;
 use crate::gminiwob::design::{Design, MAX_PAGES};
 use crate::gminiwob::primitive::PRIMITIVE_COUNT;
 use crate::gminiwob::test_sites::RandomDesign;
 use crate::rng::Rng;
 
+pub mod train;
+
 /// What a generator hears back about the design it proposed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Outcome {
-    /// Each navigator's returns on the design (one row per navigator, M episodes each; the
-    /// population loop gives discounted returns, as the papers' R_i,j).
+    /// Each navigator's returns on the design (one row per navigator, M episodes each): the
+    /// discounted returns, the papers' R_i,j (`navigator::rollout::Episode::discounted`).
     pub returns: Vec<Vec<f64>>,
 }
 
@@ -34,10 +36,18 @@ pub struct GeneratorReport {
     pub regret: f64,
     /// The best navigator's mean return.
     pub best_return: f64,
-    /// Coefficient of Σ log π(SKIP) in the loss.
-    pub skip_weight: f64,
-    /// Σ_i (1 − π(SKIP_i)) along the design: the expected number of primitives.
+    /// w: the loss adds −w·N̂.
+    pub budget_weight: f64,
+    /// N̂, the objective's budget estimate (`adversary::config::Budget`).
+    pub n_hat: f64,
+    /// Σ_i (1 − π(SKIP_i)) along the design: the expected number of non-SKIP decisions.
     pub expected_budget: f64,
+    /// Non-SKIP decisions in the design, and how many of them repeated a (primitive, page) pair
+    /// already placed (the design format drops those; 0 when the decoder masks them).
+    pub chosen: u32,
+    pub repeats: u32,
+    /// The smallest log π(SKIP) along the design.
+    pub min_skip_log_prob: f64,
     pub log_prob: f64,
     pub pages: u32,
     pub active: u32,
@@ -50,19 +60,22 @@ pub struct GeneratorReport {
     /// The critic's V(h0).
     pub value: f64,
     pub updates: u64,
-    /// Why the generator could not propose or learn (the loop stops with it).
-    pub error: Option<String>,
 }
 
 pub trait Generator {
     /// Short name for charts and logs.
     fn name(&self) -> &'static str;
-    /// The next design. `iteration` counts proposals from 0 (schedules read it).
-    fn propose(&mut self, rng: &mut Rng, iteration: u64) -> Design;
-    /// The navigators' results on the last proposal (the non-learning generators ignore them).
-    fn observe(&mut self, _outcome: &Outcome) {}
-    /// What the last `observe` learned (learning generators only).
-    fn report(&self) -> Option<GeneratorReport> {
+    /// The next design. `index` counts the designs proposed from 0 (schedules read it).
+    fn propose(&mut self, rng: &mut Rng, index: u64) -> Design;
+    /// The navigators' results on every design proposed since the last call, in the order they
+    /// were proposed (the non-learning generators ignore them).
+    fn observe(&mut self, _outcomes: &[Outcome]) {}
+    /// What the last `observe` learned, a report per design (learning generators only).
+    fn reports(&self) -> Vec<GeneratorReport> {
+        Vec::new()
+    }
+    /// Why the generator could not propose or learn, if it could not (the loop stops with it).
+    fn failure(&self) -> Option<String> {
         None
     }
     /// State a snapshot must carry to resume exactly, beyond the loop's design generator
@@ -80,14 +93,17 @@ impl<G: Generator + ?Sized> Generator for Box<G> {
     fn name(&self) -> &'static str {
         (**self).name()
     }
-    fn propose(&mut self, rng: &mut Rng, iteration: u64) -> Design {
-        (**self).propose(rng, iteration)
+    fn propose(&mut self, rng: &mut Rng, index: u64) -> Design {
+        (**self).propose(rng, index)
     }
-    fn observe(&mut self, outcome: &Outcome) {
-        (**self).observe(outcome)
+    fn observe(&mut self, outcomes: &[Outcome]) {
+        (**self).observe(outcomes)
     }
-    fn report(&self) -> Option<GeneratorReport> {
-        (**self).report()
+    fn reports(&self) -> Vec<GeneratorReport> {
+        (**self).reports()
+    }
+    fn failure(&self) -> Option<String> {
+        (**self).failure()
     }
     fn save_state(&self) -> Result<Option<Vec<u8>>, String> {
         (**self).save_state()
@@ -120,7 +136,7 @@ pub enum GeneratorSpec {
     Site { name: String, design: Design },
     /// A learning adversary (`crate::adversary`) with one of the papers' objectives
     /// (`{"kind": "adversary", "objective": "code"}`); unset constants take the papers' values.
-    /// It trains a population of navigators (`adversary::train::PopulationTrainer`), so it is
+    /// It trains a population of navigators (`curriculum::train::PopulationTrainer`), so it is
     /// built with [`GeneratorSpec::build_adversary`], not [`GeneratorSpec::build`].
     Adversary {
         objective: Objective,
@@ -130,6 +146,9 @@ pub enum GeneratorSpec {
         beta: Option<f64>,
         #[serde(default)]
         delta: Option<f64>,
+        /// The budget estimate (`adversary::config::Budget`; unset: the default).
+        #[serde(default)]
+        budget: Option<Budget>,
         #[serde(default)]
         config: Option<AdversaryConfig>,
     },
@@ -168,11 +187,11 @@ impl GeneratorSpec {
 
     /// The adversary a request names (on `device`, seeded with `seed`), or what is wrong.
     pub fn build_adversary(&self, device: &Device, seed: u64) -> Result<Adversary, String> {
-        let GeneratorSpec::Adversary { objective, alpha, beta, delta, config } = self else {
+        let GeneratorSpec::Adversary { objective, alpha, beta, delta, budget, config } = self else {
             return Err(format!("{} is not an adversary", self.label()));
         };
         let d = ObjectiveConfig::new(*objective);
-        let obj = ObjectiveConfig { objective: *objective, alpha: alpha.unwrap_or(d.alpha), beta: beta.unwrap_or(d.beta), delta: delta.unwrap_or(d.delta) };
+        let obj = ObjectiveConfig { objective: *objective, alpha: alpha.unwrap_or(d.alpha), beta: beta.unwrap_or(d.beta), delta: delta.unwrap_or(d.delta), budget: budget.unwrap_or(d.budget) };
         Adversary::new(config.clone().unwrap_or_default(), obj, device, seed)
     }
 

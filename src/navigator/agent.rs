@@ -210,34 +210,65 @@ impl Navigator {
         Ok((0..p.width()).map(|i| (p.choice(i), q[i])).filter(|&(a, _)| state.is_open(a)).collect())
     }
 
-    /// A choice in `state`, `None` when nothing is open. When `greedy`: the policy's most likely
-    /// choice (A2C) or the highest Q (DQN). Otherwise sampled from the policy (A2C), or ε-greedy
-    /// with ε from the schedule at the current env step (DQN); either way only open choices.
+    /// A choice in `state`, `None` when nothing is open, drawn from the navigator's own
+    /// generator (see [`Self::choose`]; ε from the schedule at the current env step).
     pub async fn act(&mut self, state: &NavState, greedy: bool) -> Result<Option<NavAction>, String> {
-        if !state.any_open() {
-            return Ok(None);
+        let mut rng = [self.rng.clone()];
+        let epsilon = self.cfg.epsilon(self.counters.env_steps);
+        let choice = self.choose(&[state], greedy, &mut rng, epsilon).await?;
+        self.rng = rng.into_iter().next().expect("one generator");
+        Ok(choice[0])
+    }
+
+    /// A choice in each of `states` from one forward pass over all of them, `None` where
+    /// nothing is open; `rngs[i]` draws state i's choice. When `greedy`: the policy's most
+    /// likely choice (A2C) or the highest Q (DQN). Otherwise sampled from the policy (A2C), or
+    /// ε-greedy (DQN); either way only open choices. A state's choice depends only on the
+    /// state, the weights and its own generator, not on the others in the batch.
+    pub async fn choose(&self, states: &[&NavState], greedy: bool, rngs: &mut [Rng], epsilon: f64) -> Result<Vec<Option<NavAction>>, String> {
+        assert_eq!(states.len(), rngs.len(), "a generator per state");
+        let live: Vec<&NavState> = states.iter().copied().filter(|s| s.any_open()).collect();
+        if live.is_empty() {
+            return Ok(vec![None; states.len()]);
         }
-        if self.cfg.head == Head::Dqn {
-            if !greedy && self.rng.next_f64() < self.cfg.epsilon(self.counters.env_steps) {
-                let open: Vec<NavAction> = (0..state.choices()).map(|i| choice_at(state, i)).filter(|&a| state.is_open(a)).collect();
-                return Ok(Some(open[self.rng.below(open.len())]));
+        let p = Padded::new(&live);
+        let w = p.width();
+        let dqn = self.cfg.head == Head::Dqn;
+        let scores = if dqn {
+            read(self.model().valid().q_values(&p)).await?
+        } else {
+            read(self.model().valid().forward(&p).log_probs).await?
+        };
+        let mut row = 0;
+        let mut out = Vec::with_capacity(states.len());
+        for (state, rng) in states.iter().zip(rngs.iter_mut()) {
+            if !state.any_open() {
+                out.push(None);
+                continue;
             }
-            let q = self.q_values(state).await?;
-            return Ok(argmax(&q));
-        }
-        let (probs, _) = self.policy(state).await?;
-        if greedy {
-            return Ok(argmax(&probs));
-        }
-        let total: f32 = probs.iter().map(|&(_, p)| p).sum();
-        let mut x = self.rng.next_f64() as f32 * total;
-        for &(a, p) in &probs {
-            if x < p {
-                return Ok(Some(a));
+            let scored = &scores[row * w..(row + 1) * w];
+            row += 1;
+            if dqn {
+                if !greedy && rng.next_f64() < epsilon {
+                    let open: Vec<NavAction> = (0..state.choices()).map(|i| choice_at(state, i)).filter(|&a| state.is_open(a)).collect();
+                    out.push(Some(open[rng.below(open.len())]));
+                    continue;
+                }
+                let q: Vec<(NavAction, f32)> = (0..w).map(|i| (p.choice(i), scored[i])).filter(|&(a, _)| state.is_open(a)).collect();
+                out.push(argmax(&q));
+                continue;
             }
-            x -= p;
+            let probs: Vec<(NavAction, f32)> = (0..w).map(|i| (p.choice(i), scored[i].exp())).filter(|&(a, _)| state.is_open(a)).collect();
+            out.push(if greedy { argmax(&probs) } else { sample(&probs, rng) });
         }
-        Ok(probs.last().map(|&(a, _)| a))
+        Ok(out)
+    }
+
+    /// A fresh generator for one episode's choices, drawn from the navigator's own: each
+    /// episode of an iteration samples from its own stream, so episodes played side by side
+    /// choose what they would have chosen one at a time.
+    pub fn episode_stream(&mut self) -> Rng {
+        Rng::new(self.rng.next_u64())
     }
 
     /// Learns from an iteration's whole episodes: one A2C update, or under DQN the episodes go
@@ -386,46 +417,9 @@ impl Navigator {
     /// One A2C update on whole episodes: returns are discounted to each episode's end (episodes
     /// end by success, failure or the step limit, all terminal), advantage = return − value.
     async fn a2c_update(&mut self, episodes: &[Vec<Transition>]) -> Result<UpdateStats, String> {
-        let steps: Vec<&Transition> = episodes.iter().flatten().collect();
-        let mut returns = Vec::with_capacity(steps.len());
-        for ep in episodes {
-            let mut g = 0.0;
-            let mut rs: Vec<f32> = ep
-                .iter()
-                .rev()
-                .map(|t| {
-                    g = t.reward + self.cfg.discount * g;
-                    g as f32
-                })
-                .collect();
-            rs.reverse();
-            returns.extend(rs);
-        }
-        let states: Vec<&NavState> = steps.iter().map(|t| &t.state).collect();
-        let p = Padded::new(&states);
-        let n = steps.len();
         let model = self.model.take().expect("model");
-        let dev = model.device();
-        let plain = dev.clone().without_autodiff();
-
-        let out = model.forward(&p);
-        let idx: Vec<i64> = steps.iter().map(|t| p.index(t.action) as i64).collect();
-        let idx = Tensor::<2, Int>::from_data(TensorData::new(idx, [n, 1]), &plain);
-        let logp_a = out.log_probs.clone().gather(1, idx).reshape([n]);
-        let g = Tensor::<1>::from_data(TensorData::new(returns.clone(), [n]), &plain);
-        let advantage = g.clone() - out.value.clone().detach();
-        let policy_loss = (logp_a * advantage).mean().neg();
-        let value_loss = (g - out.value).square().mean();
-        let probs = out.log_probs.clone().exp();
-        let entropy = (probs * out.log_probs).sum_dim(1).mean().neg();
-        let loss = policy_loss.clone()
-            + value_loss.clone().mul_scalar(self.cfg.value_coef)
-            - entropy.clone().mul_scalar(self.cfg.entropy_coef);
-
-        let figures = Tensor::cat(
-            vec![loss.clone().detach(), policy_loss.detach(), value_loss.detach(), entropy.detach()],
-            0,
-        );
+        let (loss, figures, returns) = self.a2c_loss(&model, episodes);
+        let n = returns.len();
         let grads = GradientsParams::from_grads(loss.backward(), &model);
         let grads = match self.cfg.max_grad_norm {
             Some(max) => clip_global_norm(&model, grads, max),
@@ -450,11 +444,64 @@ impl Navigator {
             epsilon: 0.0,
         })
     }
+
+    /// The A2C loss over every step of `episodes` in one forward pass: the mean over the steps
+    /// of −log π(a|s)·(G − V) + value_coef·(G − V)² − entropy_coef·H(π(·|s)), so a batch's loss
+    /// (and gradient) is its episodes' losses weighted by their share of the steps. Also the
+    /// figures [loss, policy loss, value loss, entropy] (detached) and each step's return G.
+    fn a2c_loss(&self, model: &NavigatorModel, episodes: &[Vec<Transition>]) -> (Tensor<1>, Tensor<1>, Vec<f32>) {
+        let steps: Vec<&Transition> = episodes.iter().flatten().collect();
+        let mut returns = Vec::with_capacity(steps.len());
+        for ep in episodes {
+            let mut g = 0.0;
+            let mut rs: Vec<f32> = ep
+                .iter()
+                .rev()
+                .map(|t| {
+                    g = t.reward + self.cfg.discount * g;
+                    g as f32
+                })
+                .collect();
+            rs.reverse();
+            returns.extend(rs);
+        }
+        let states: Vec<&NavState> = steps.iter().map(|t| &t.state).collect();
+        let p = Padded::new(&states);
+        let n = steps.len();
+        let plain = model.device().without_autodiff();
+
+        let out = model.forward(&p);
+        let idx: Vec<i64> = steps.iter().map(|t| p.index(t.action) as i64).collect();
+        let idx = Tensor::<2, Int>::from_data(TensorData::new(idx, [n, 1]), &plain);
+        let logp_a = out.log_probs.clone().gather(1, idx).reshape([n]);
+        let g = Tensor::<1>::from_data(TensorData::new(returns.clone(), [n]), &plain);
+        let advantage = g.clone() - out.value.clone().detach();
+        let policy_loss = (logp_a * advantage).mean().neg();
+        let value_loss = (g - out.value).square().mean();
+        let probs = out.log_probs.clone().exp();
+        let entropy = (probs * out.log_probs).sum_dim(1).mean().neg();
+        let loss = policy_loss.clone() + value_loss.clone().mul_scalar(self.cfg.value_coef) - entropy.clone().mul_scalar(self.cfg.entropy_coef);
+        let figures = Tensor::cat(vec![loss.clone().detach(), policy_loss.detach(), value_loss.detach(), entropy.detach()], 0);
+        (loss, figures, returns)
+    }
 }
 
 /// The choice at index `i` of a state's own flat layout (sets, then clicks).
 fn choice_at(s: &NavState, i: usize) -> NavAction {
     if i < s.fields * s.elements { NavAction::Set { field: i / s.elements, element: i % s.elements } } else { NavAction::Click { element: i - s.fields * s.elements } }
+}
+
+/// A choice drawn in proportion to its probability.
+fn sample(probs: &[(NavAction, f32)], rng: &mut Rng) -> Option<NavAction> {
+    let total: f32 = probs.iter().map(|&(_, p)| p).sum();
+    let mut x = rng.next_f64() as f32 * total;
+    for &(a, p) in probs {
+        if x < p {
+            return Some(a);
+        }
+        x -= p;
+    }
+    probs.last().map(|&(a, _)| a)
 }
 
 /// The highest-scored choice; ties go to the first, so judging is deterministic.
@@ -645,6 +692,60 @@ mod tests {
             e = block_on(nav.update(&eps)).unwrap().entropy;
         }
         assert!(e > e0, "{e0} → {e}");
+    }
+
+    /// Every gradient of `loss` w.r.t. the model's parameters, flattened in visiting order.
+    fn gradients(model: &NavigatorModel, loss: Tensor<1>) -> Vec<f32> {
+        struct Flat<'a>(&'a GradientsParams, Vec<f32>);
+        impl ModuleVisitor for Flat<'_> {
+            fn visit_float<const D: usize>(&mut self, p: &Param<Tensor<D>>) {
+                if let Some(g) = self.0.get::<D>(p.id) {
+                    self.1.extend(g.into_data().try_to_vec::<f32>().unwrap());
+                } else {
+                    self.1.extend(std::iter::repeat_n(0.0, p.val().shape().num_elements()));
+                }
+            }
+        }
+        let grads = GradientsParams::from_grads(loss.backward(), model);
+        let mut flat = Flat(&grads, Vec::new());
+        model.visit(&mut flat);
+        flat.1
+    }
+
+    /// The batched update's loss and gradients are its episodes' own, each weighted by its share
+    /// of the steps: one forward over a batch of episodes of different sizes (padded to the
+    /// largest) learns what their separate losses would.
+    #[test]
+    fn a_batchs_loss_and_gradients_are_its_episodes_weighted_by_their_steps() {
+        use crate::gminiwob::test_sites::test_site;
+        use crate::navigator::rollout::{Job, play};
+        use crate::navigator::train::{sim_pool, site_task};
+        let mut nav = Navigator::new(NavigatorConfig { vocab_cap: 300, ..small() }, &Device::flex().autodiff(), 4).unwrap();
+        let tasks = [site_task("login-2", test_site("login", 2).unwrap()), site_task("shopping-1", test_site("shopping", 1).unwrap())];
+        let jobs: Vec<Job> = (0..6).map(|i| Job { task: &tasks[i % 2], seed: i as u32, stream: Rng::new(i as u64) }).collect();
+        let episodes: Vec<Vec<Transition>> = block_on(play(&mut sim_pool(6), &mut nav, &jobs, false, true)).unwrap().into_iter().map(|p| p.steps).collect();
+        let sizes: Vec<usize> = episodes.iter().map(Vec::len).collect();
+        assert!(sizes.iter().any(|&n| n != sizes[0]), "episodes of different lengths: {sizes:?}");
+        let n: usize = sizes.iter().sum();
+        let model = nav.model();
+        let (loss, _, _) = nav.a2c_loss(model, &episodes);
+        let whole = loss.clone().into_data().try_to_vec::<f32>().unwrap()[0];
+        let whole_grads = gradients(model, loss);
+        let (mut sum, mut sum_grads) = (0.0f64, vec![0.0f64; whole_grads.len()]);
+        for ep in &episodes {
+            let w = ep.len() as f64 / n as f64;
+            let (loss, _, _) = nav.a2c_loss(model, std::slice::from_ref(ep));
+            sum += w * loss.clone().into_data().try_to_vec::<f32>().unwrap()[0] as f64;
+            for (s, g) in sum_grads.iter_mut().zip(gradients(model, loss)) {
+                *s += w * g as f64;
+            }
+        }
+        assert!((whole as f64 - sum).abs() < 1e-4 * sum.abs().max(1.0), "{whole} vs {sum}");
+        let scale = sum_grads.iter().map(|g| g.abs()).fold(0.0, f64::max);
+        assert!(scale > 1e-3, "the gradients are not all zero");
+        for (i, (a, b)) in whole_grads.iter().zip(&sum_grads).enumerate() {
+            assert!((*a as f64 - b).abs() < 1e-4 * scale, "gradient {i}: {a} vs {b}");
+        }
     }
 
     #[test]

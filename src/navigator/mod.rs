@@ -9,7 +9,8 @@
 //! - `agent`: acting and the learners (A2C; DQN with its target network);
 //! - `replay`: the DQN head's replay buffer;
 //! - `checkpoint`: `.wln` files (the container shared with DOM-Q-Net's);
-//! - `train`: the loop over generated sites (a generator from `crate::curriculum`) and judging.
+//! - `rollout`: episodes played side by side in lock-step, one forward pass per step;
+//! - `train`: judging (training is the population loop, `crate::curriculum::train`).
 
 pub mod agent;
 pub mod checkpoint;
@@ -17,6 +18,7 @@ pub mod config;
 pub mod features;
 pub mod model;
 pub mod replay;
+pub mod rollout;
 pub mod train;
 
 pub use agent::{Navigator, Transition, UpdateStats};

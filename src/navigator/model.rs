@@ -6,6 +6,8 @@
 //! and takes the value from the element marginal used as attention over the elements; the DQN
 //! head reads the same scores as Q-values.
 
+use std::collections::HashMap;
+
 use burn::module::{Initializer, Param};
 use burn::nn::{Linear, LinearConfig};
 use burn::prelude::*;
@@ -96,7 +98,10 @@ pub struct NavigatorModel {
     latent_dim: usize,
 }
 
-/// A batch of states padded to the same number of elements and fields.
+/// A batch of states padded to the same number of elements and fields. An element's encoding
+/// before the LSTM depends only on its tokens, and a batch's states repeat most of their elements
+/// (the same site step after step, episode after episode), so each distinct element's tokens are
+/// read once and its encoding shared by every place it appears.
 #[derive(Clone, Debug)]
 pub struct Padded {
     pub b: usize,
@@ -105,10 +110,15 @@ pub struct Padded {
     pub f: usize,
     /// Each state's own number of elements.
     lens: Vec<usize>,
-    /// Non-pad token ids of element attributes and the (state, element, attribute) group of each.
+    /// Distinct elements (by their tokens; padding reads as an element without tokens).
+    pub distinct: usize,
+    /// For each (state, element) slot, its distinct element.
+    el_rows: Vec<i64>,
+    /// Non-pad token ids of the distinct elements' attributes and the (distinct element,
+    /// attribute) group of each.
     el_tokens: Vec<i64>,
     el_groups: Vec<i64>,
-    /// Tokens per (state, element, attribute) group, at least 1 (empty groups stay zero).
+    /// Tokens per (distinct element, attribute) group, at least 1 (empty groups stay zero).
     el_counts: Vec<f32>,
     fd_tokens: Vec<i64>,
     fd_groups: Vec<i64>,
@@ -129,29 +139,27 @@ impl Padded {
             e,
             f,
             lens: states.iter().map(|s| s.elements).collect(),
+            distinct: 0,
+            el_rows: Vec::with_capacity(b * e),
             el_tokens: Vec::new(),
             el_groups: Vec::new(),
-            el_counts: vec![1.0; b * e * ATTRIBUTES],
+            el_counts: Vec::new(),
             fd_tokens: Vec::new(),
             fd_groups: Vec::new(),
             fd_counts: vec![1.0; b * f],
             features: vec![0.0; b * e * ELEMENT_FEATURES],
             mask: vec![CLOSED; b * (f * e + e)],
         };
+        let no_tokens = vec![PAD; ATTRIBUTES];
+        let mut seen: HashMap<&[u32], usize> = HashMap::new();
         for (si, s) in states.iter().enumerate() {
             let t = s.max_tokens;
+            for el in 0..e {
+                let toks = if el < s.elements { &s.element_tokens[el * ATTRIBUTES * t..(el + 1) * ATTRIBUTES * t] } else { &no_tokens[..] };
+                let row = p.distinct_row(&mut seen, toks);
+                p.el_rows.push(row);
+            }
             for el in 0..s.elements {
-                for a in 0..ATTRIBUTES {
-                    let group = (si * e + el) * ATTRIBUTES + a;
-                    let toks = &s.element_tokens[(el * ATTRIBUTES + a) * t..(el * ATTRIBUTES + a + 1) * t];
-                    let mut n = 0;
-                    for &tok in toks.iter().filter(|&&x| x != PAD) {
-                        p.el_tokens.push(tok as i64);
-                        p.el_groups.push(group as i64);
-                        n += 1;
-                    }
-                    p.el_counts[group] = n.max(1) as f32;
-                }
                 let at = (si * e + el) * ELEMENT_FEATURES;
                 p.features[at..at + ELEMENT_FEATURES]
                     .copy_from_slice(&s.element_features[el * ELEMENT_FEATURES..(el + 1) * ELEMENT_FEATURES]);
@@ -181,6 +189,29 @@ impl Padded {
             }
         }
         p
+    }
+
+    /// The distinct element with these tokens (all attributes', `ATTRIBUTES` runs of equal
+    /// length), added when new.
+    fn distinct_row<'a>(&mut self, seen: &mut HashMap<&'a [u32], usize>, toks: &'a [u32]) -> i64 {
+        if let Some(&row) = seen.get(toks) {
+            return row as i64;
+        }
+        let row = self.distinct;
+        self.distinct += 1;
+        seen.insert(toks, row);
+        let t = toks.len() / ATTRIBUTES;
+        for a in 0..ATTRIBUTES {
+            let group = row * ATTRIBUTES + a;
+            let mut n = 0;
+            for &tok in toks[a * t..(a + 1) * t].iter().filter(|&&x| x != PAD) {
+                self.el_tokens.push(tok as i64);
+                self.el_groups.push(group as i64);
+                n += 1;
+            }
+            self.el_counts.push(n.max(1) as f32);
+        }
+        row as i64
     }
 
     /// Index of a choice in this batch's padded flat layout.
@@ -277,9 +308,11 @@ impl NavigatorModel {
         let plain = self.device().without_autodiff();
         let (b, e, f, l) = (p.b, p.e, p.f, self.latent_dim);
 
-        let attrs = self.means(&p.el_tokens, &p.el_groups, &p.el_counts, &plain).reshape([b * e, ATTRIBUTES * self.embedding_dim]);
+        let attrs = self.means(&p.el_tokens, &p.el_groups, &p.el_counts, &plain).reshape([p.distinct, ATTRIBUTES * self.embedding_dim]);
+        let rows = Tensor::<1, Int>::from_data(TensorData::new(p.el_rows.clone(), [b * e]), &plain);
+        let encoded = relu(self.element_mlp.forward(attrs)).select(0, rows);
         let feats = Tensor::<2>::from_data(TensorData::new(p.features.clone(), [b * e, ELEMENT_FEATURES]), &plain);
-        let x = Tensor::cat(vec![relu(self.element_mlp.forward(attrs)), feats], 1).reshape([b, e, l + ELEMENT_FEATURES]);
+        let x = Tensor::cat(vec![encoded, feats], 1).reshape([b, e, l + ELEMENT_FEATURES]);
         let dom = self.encode_elements(x, &p.lens); // [b, e, l]
 
         let fields = relu(self.field_mlp.forward(self.means(&p.fd_tokens, &p.fd_groups, &p.fd_counts, &plain))).reshape([b, f, l]);

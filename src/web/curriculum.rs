@@ -5,7 +5,8 @@ use wasm_bindgen::prelude::*;
 
 use super::app::Lab;
 use super::remote::to_js;
-use crate::adversary::{AdversaryConfig, LoopConfig, Objective, ObjectiveConfig};
+use crate::adversary::{AdversaryConfig, Objective, ObjectiveConfig};
+use crate::curriculum::train::LoopConfig;
 use crate::env::task::generated_page;
 use crate::gminiwob::{Design, Values, render};
 

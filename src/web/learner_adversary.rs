@@ -1,7 +1,7 @@
 //! The learner worker's population loop: an adversary (PAIRED, Flexible PAIRED, Flexible
 //! b-PAIRED, CoDE, ALP) designs the sites and a population of navigators plays them on the page's
-//! task iframe — `adversary::train::PopulationTrainer`, the loop `examples/train_adversary.rs`
-//! runs natively, here against the live page. Progress carries what the curriculum view draws
+//! task iframe — `curriculum::train::PopulationTrainer`, the loop `examples/train_adversary.rs`
+//! runs natively, here against the live page (a pool of one: the episodes play one at a time). Progress carries what the curriculum view draws
 //! (`www/curriculum.js`): each iteration's design sizes, budget, regret and returns per navigator,
 //! the latest designs with their site seeds, and the primitives' histogram over training; the
 //! success grid is judged on the site simulator in the worker, per navigator. Snapshots hold the
@@ -14,17 +14,17 @@ use burn::prelude::Device;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;
 
-use super::learner::{Flags, Next, SNAPSHOT_SCHEMA, TrainRequest, Watched, check_schema, choose_backend, message, post, serve_checkpoint, wait_while_paused};
+use super::learner::{Flags, Next, SNAPSHOT_SCHEMA, TrainRequest, check_schema, choose_backend, message, post, serve_checkpoint, wait_while_paused};
 use super::learner_navigator::{NavLoop, NavProbe, NavRun, config as navigator_config, grid};
 use super::util::now_ms;
 use crate::adversary::history::PrimitiveHistory;
-use crate::adversary::train::{PopIteration, PopulationTrainer, population};
-use crate::adversary::{Adversary, LoopConfig};
+use crate::adversary::Adversary;
 use crate::curriculum::{Generator, GeneratorSpec};
+use crate::curriculum::train::{LoopConfig, PopIteration, PopulationTrainer, population};
 use crate::gminiwob::Design;
 use crate::gminiwob::test_sites::{LEVELS, TEST_SITES};
 use crate::learn::checkpoint::Precision;
-use crate::learn::{Agent, Counters};
+use crate::learn::Agent;
 
 /// How many of the newest designs a progress message carries (the view's thumbnails).
 const DESIGNS_SHOWN: usize = 4;
@@ -62,26 +62,33 @@ struct PopNote {
     objective: Option<f64>,
 }
 
-fn note(it: &PopIteration, env_steps: u64) -> PopNote {
-    let (active, passive) = it.design.counts();
-    let r = it.report.as_ref();
-    let episodes = it.episodes.iter().map(Vec::len).sum::<usize>().max(1) as f64;
-    PopNote {
-        iteration: it.iteration,
-        env_steps,
-        pages: it.design.pages(),
-        primitives: (active + passive) as u32,
-        active: active as u32,
-        passive: passive as u32,
-        fields: it.fields,
-        returns: it.returns.iter().map(|r| r.iter().sum::<f64>() / r.len().max(1) as f64).collect(),
-        mean_return: it.returns.iter().flatten().sum::<f64>() / episodes,
-        mean_steps: it.episodes.iter().flatten().map(|e| e.steps as f64).sum::<f64>() / episodes,
-        success_rate: it.success_rate(),
-        expected_budget: r.map(|r| r.expected_budget),
-        regret: r.map(|r| r.regret),
-        objective: r.map(|r| r.objective),
-    }
+/// One note per design of the iteration.
+fn notes(it: &PopIteration, env_steps: u64) -> Vec<PopNote> {
+    (0..it.designs.len())
+        .map(|d| {
+            let (active, passive) = it.designs[d].counts();
+            let r = it.reports.get(d);
+            let eps = it.on_design(d);
+            let returns = it.returns(d);
+            let episodes = eps.iter().map(|e| e.len()).sum::<usize>().max(1) as f64;
+            PopNote {
+                iteration: it.iteration,
+                env_steps,
+                pages: it.designs[d].pages(),
+                primitives: (active + passive) as u32,
+                active: active as u32,
+                passive: passive as u32,
+                fields: it.fields[d],
+                returns: returns.iter().map(|r| r.iter().sum::<f64>() / r.len().max(1) as f64).collect(),
+                mean_return: returns.iter().flatten().sum::<f64>() / episodes,
+                mean_steps: eps.iter().flat_map(|e| e.iter()).map(|e| e.steps as f64).sum::<f64>() / episodes,
+                success_rate: eps.iter().flat_map(|e| e.iter()).filter(|e| e.success()).count() as f64 / episodes,
+                expected_budget: r.map(|r| r.expected_budget),
+                regret: r.map(|r| r.regret),
+                objective: r.map(|r| r.objective),
+            }
+        })
+        .collect()
 }
 
 /// A design the view shows: the site is the design and the seed of its first episode.
@@ -91,28 +98,6 @@ struct Shown {
     name: String,
     seed: u32,
     design: Design,
-}
-
-impl<G: Generator> NavLoop for PopulationTrainer<G> {
-    type Iteration = PopIteration;
-    async fn step(&mut self, env: &mut Watched) -> Result<PopIteration, String> {
-        PopulationTrainer::step(self, env).await
-    }
-    fn counters(&self) -> Counters {
-        let mut c = Counters::default();
-        for n in &self.population {
-            c.env_steps += n.counters.env_steps;
-            c.updates += n.counters.updates;
-            c.episodes += n.counters.episodes;
-        }
-        c
-    }
-    fn iteration(&self) -> u64 {
-        self.iteration
-    }
-    fn stopped_at(&self) -> String {
-        format!("iteration {}", self.iteration)
-    }
 }
 
 /// What the curriculum view reads beside the navigator's fields of a progress message.
@@ -184,12 +169,14 @@ pub(super) async fn run(req: TrainRequest, checkpoint: Option<Vec<u8>>, saved: O
         let mut notes = Vec::new();
         let mut shown: Vec<Shown> = Vec::new();
         run.chunk(&mut trainer, &flags, req.progress_ms, single, |t, it| {
-            history.add(it.iteration, &it.design);
-            notes.push(note(&it, t.counters().env_steps));
-            let seed = it.episodes.first().and_then(|e| e.first()).map(|e| e.seed).unwrap_or(0);
-            shown.push(Shown { iteration: it.iteration, name: format!("{}-design-{}", name.replace(' ', "-"), it.iteration), seed, design: it.design });
-            if shown.len() > DESIGNS_SHOWN {
-                shown.remove(0);
+            notes.extend(self::notes(&it, t.counters().env_steps));
+            for (d, design) in it.designs.iter().enumerate() {
+                history.add(it.iteration, design);
+                let seed = it.on_design(d)[0].first().map(|e| e.seed).unwrap_or(0);
+                shown.push(Shown { iteration: it.iteration, name: format!("{}-design-{}", name.replace(' ', "-"), it.iteration), seed, design: design.clone() });
+                if shown.len() > DESIGNS_SHOWN {
+                    shown.remove(0);
+                }
             }
         })
         .await?;

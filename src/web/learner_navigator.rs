@@ -1,10 +1,11 @@
-//! The learner worker's loop for the gMiniWoB navigator: a generator proposes a design, the
-//! navigator collects M episodes on it on the page's task iframe (the site renders there as it
-//! trains), one A2C update; the success grid on the test sites is judged on the site simulator
-//! in the worker (equal to the live DOM, see `tests/web_gminiwob_sim.rs`). Pause, single
+//! The learner worker's runs of the gMiniWoB navigator alone (DR, CL, a site): the population
+//! loop (`curriculum::train`) with a population of one, its episodes on the page's task iframe
+//! (the site renders there as it trains; a pool of one page, so they play one at a time), one
+//! update per iteration; the success grid on the test sites is judged on the site simulator in
+//! the worker (equal to the live DOM, see `tests/web_gminiwob_sim.rs`). Pause, single
 //! iteration, stop, checkpoints and snapshots go through the same helpers as DOM-Q-Net's loop
 //! (`super::learner`), over the shared `Agent` interface. Its chunks of iterations and its
-//! progress messages ([`NavRun`]) serve the adversaries' population loop too.
+//! progress messages ([`NavRun`]) serve the adversaries' runs too.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -19,12 +20,13 @@ use super::learner::{
 };
 use super::remote::to_js;
 use super::util::{now_ms, yield_now};
+use crate::curriculum::train::{LoopConfig, PopIteration, PopState, PopulationTrainer};
 use crate::curriculum::{Generator, GeneratorSpec};
 use crate::gminiwob::test_sites::{LEVELS, TEST_SITES};
 use crate::learn::Counters;
 use crate::learn::failures::EnvFailures;
 use crate::navigator::agent::probe_update;
-use crate::navigator::train::{Iteration, NavTrainer, NavTrainerState, judge_test_sites};
+use crate::navigator::train::judge_test_sites;
 use crate::navigator::{Navigator, NavigatorConfig};
 
 pub(super) struct NavProbe(pub(super) NavigatorConfig);
@@ -49,16 +51,32 @@ pub(super) fn config(req: &TrainRequest) -> Result<NavigatorConfig, String> {
     Ok(cfg)
 }
 
-/// A navigator run's `state` in its snapshot: the loop's state and the format's version.
+/// A navigator run's `state` in its snapshot: the loop's counters (a population of one) and the
+/// format's version.
 #[derive(Serialize, Deserialize)]
 struct SavedNavRun {
     #[serde(default)]
     schema: u32,
-    #[serde(flatten)]
-    trainer: NavTrainerState,
+    iteration: u64,
+    #[serde(default)]
+    designs: Option<u64>,
+    next_seed: u32,
+    design_rng: u64,
+    sampling_rng: u64,
 }
 
-/// One iteration as the charts read it.
+impl SavedNavRun {
+    fn of(t: &PopulationTrainer<Box<dyn Generator>>) -> Self {
+        let s = t.state();
+        SavedNavRun { schema: SNAPSHOT_SCHEMA, iteration: s.iteration, designs: s.designs, next_seed: s.next_seed, design_rng: s.design_rng, sampling_rng: s.sampling_rngs[0] }
+    }
+
+    fn state(&self) -> PopState {
+        PopState { iteration: self.iteration, designs: self.designs, next_seed: self.next_seed, design_rng: self.design_rng, sampling_rngs: vec![self.sampling_rng] }
+    }
+}
+
+/// One design's iteration as the charts read it.
 #[derive(Serialize)]
 struct IterationNote {
     iteration: u64,
@@ -73,20 +91,25 @@ struct IterationNote {
     entropy: f32,
 }
 
-fn note(it: &Iteration, env_steps: u64) -> IterationNote {
-    let n = it.episodes.len().max(1) as f64;
-    IterationNote {
-        iteration: it.iteration,
-        env_steps,
-        pages: it.pages,
-        primitives: it.primitives,
-        fields: it.fields,
-        mean_return: it.mean_return(),
-        success_rate: it.success_rate(),
-        mean_steps: it.episodes.iter().map(|e| e.steps as f64).sum::<f64>() / n,
-        loss: it.update.loss,
-        entropy: it.update.entropy,
-    }
+fn notes(it: &PopIteration, env_steps: u64) -> Vec<IterationNote> {
+    (0..it.designs.len())
+        .map(|d| {
+            let eps = it.on_design(d)[0];
+            let n = eps.len().max(1) as f64;
+            IterationNote {
+                iteration: it.iteration,
+                env_steps,
+                pages: it.designs[d].pages(),
+                primitives: it.designs[d].placed().len() as u32,
+                fields: it.fields[d],
+                mean_return: eps.iter().map(|e| e.ret).sum::<f64>() / n,
+                success_rate: eps.iter().filter(|e| e.success()).count() as f64 / n,
+                mean_steps: eps.iter().map(|e| e.steps as f64).sum::<f64>() / n,
+                loss: it.updates[0].loss,
+                entropy: it.updates[0].entropy,
+            }
+        })
+        .collect()
 }
 
 /// The success grid (`judge_test_sites`), yielding to the worker's messages between cells.
@@ -94,8 +117,8 @@ pub(super) async fn grid(nav: &mut Navigator, seeds: u32) -> Result<Vec<Vec<f64>
     judge_test_sites(nav, seeds, yield_now).await
 }
 
-/// What a navigator loop steps: one navigator's `NavTrainer` or the adversaries' population
-/// loop, an iteration (a design, its episodes, the updates) at a time.
+/// What a navigator run steps: the population loop, an iteration (designs, their episodes, the
+/// updates) at a time, on the training page.
 pub(super) trait NavLoop {
     type Iteration;
     async fn step(&mut self, env: &mut Watched) -> Result<Self::Iteration, String>;
@@ -106,19 +129,25 @@ pub(super) trait NavLoop {
     fn stopped_at(&self) -> String;
 }
 
-impl<G: Generator> NavLoop for NavTrainer<G> {
-    type Iteration = Iteration;
-    async fn step(&mut self, env: &mut Watched) -> Result<Iteration, String> {
-        NavTrainer::step(self, env).await
+impl<G: Generator> NavLoop for PopulationTrainer<G> {
+    type Iteration = PopIteration;
+    async fn step(&mut self, env: &mut Watched) -> Result<PopIteration, String> {
+        PopulationTrainer::step(self, std::slice::from_mut(env)).await
     }
     fn counters(&self) -> Counters {
-        self.navigator.counters
+        let mut c = Counters::default();
+        for n in &self.population {
+            c.env_steps += n.counters.env_steps;
+            c.updates += n.counters.updates;
+            c.episodes += n.counters.episodes;
+        }
+        c
     }
     fn iteration(&self) -> u64 {
         self.iteration
     }
     fn stopped_at(&self) -> String {
-        format!("update {}", self.navigator.counters.updates)
+        format!("iteration {}", self.iteration)
     }
 }
 
@@ -275,18 +304,20 @@ pub(super) async fn run(
         None => Navigator::new(cfg, &device, req.seed as u64)?,
     };
     let resumed = saved.is_some();
+    // Alone, M is the navigator's episodes_per_update, one design an iteration.
+    let loop_cfg = LoopConfig { episodes: navigator.cfg.episodes_per_update, designs: 1 };
     let mut trainer = match saved {
         Some(json) => {
             let saved: SavedNavRun = serde_json::from_str(&json).map_err(|e| format!("the saved run is damaged: {e}"))?;
             check_schema(saved.schema)?;
-            let mut t = NavTrainer::resume(navigator, generator, &saved.trainer);
-            restore_optimizer(&mut t.navigator, optimizer);
+            let mut t = PopulationTrainer::from_state(vec![navigator], generator, loop_cfg, &saved.state())?;
+            restore_optimizer(&mut t.population[0], optimizer);
             t
         }
-        None => NavTrainer::new(navigator, generator, req.seed as u64),
+        None => PopulationTrainer::new(vec![navigator], generator, loop_cfg, req.seed as u64)?,
     };
-    let extra = |t: &NavTrainer<Box<dyn Generator>>| serde_json::json!({ "vocabulary": t.navigator.vocab.len() });
-    let mut run = NavRun::new(&req, backend, &trained_on[0], trainer.navigator.counters);
+    let extra = |t: &PopulationTrainer<Box<dyn Generator>>| serde_json::json!({ "vocabulary": t.population[0].vocab.len() });
+    let mut run = NavRun::new(&req, backend, &trained_on[0], trainer.population[0].counters);
     if resumed {
         post(run.progress(&trainer, flags.borrow().pause, &[(); 0], extra(&trainer)));
     }
@@ -295,32 +326,32 @@ pub(super) async fn run(
     let mut was_paused = false;
 
     loop {
-        let single = match wait_while_paused(&trainer.navigator, &trained_on, &flags, req.checkpoint_half).await? {
+        let single = match wait_while_paused(&trainer.population[0], &trained_on, &flags, req.checkpoint_half).await? {
             Next::Stop => break,
             Next::SingleStep => true,
             Next::Run => false,
         };
         let mut notes = Vec::new();
-        run.chunk(&mut trainer, &flags, req.progress_ms, single, |t, it| notes.push(note(&it, t.navigator.counters.env_steps))).await?;
-        let c = trainer.navigator.counters;
+        run.chunk(&mut trainer, &flags, req.progress_ms, single, |t, it| notes.extend(self::notes(&it, t.population[0].counters.env_steps))).await?;
+        let c = trainer.population[0].counters;
         let paused = flags.borrow().pause;
         post(run.progress(&trainer, paused, &notes, extra(&trainer)));
 
         let finished = flags.borrow().stop || c.env_steps >= req.frames;
         if req.judge_seeds > 0 && (finished || last_judge.is_none_or(|t| now_ms() - t > req.judge_every_s * 1000.0)) {
             post(message("status", serde_json::json!({ "text": "judging on the test sites…" })));
-            let rows = grid(&mut trainer.navigator, req.judge_seeds).await?;
+            let rows = grid(&mut trainer.population[0], req.judge_seeds).await?;
             post_grid(&rows, c, req.judge_seeds);
             last_judge = Some(now_ms());
         }
         let pause_began = paused && !was_paused;
         was_paused = paused;
         if req.snapshot_every_s > 0.0 && (finished || pause_began || now_ms() - last_snapshot > req.snapshot_every_s * 1000.0) {
-            let state = serde_json::to_string(&SavedNavRun { schema: SNAPSHOT_SCHEMA, trainer: trainer.state() }).map_err(|e| e.to_string())?;
-            post_run_snapshot(&trainer.navigator, &trained_on, state).await?;
+            let state = serde_json::to_string(&SavedNavRun::of(&trainer)).map_err(|e| e.to_string())?;
+            post_run_snapshot(&trainer.population[0], &trained_on, state).await?;
             last_snapshot = now_ms();
         }
-        serve_checkpoint(&trainer.navigator, &trained_on, &flags, req.checkpoint_half).await?;
+        serve_checkpoint(&trainer.population[0], &trained_on, &flags, req.checkpoint_half).await?;
         if finished {
             break;
         }
@@ -328,6 +359,6 @@ pub(super) async fn run(
     if req.checkpoint_at_end {
         flags.borrow_mut().checkpoint = true;
     }
-    serve_checkpoint(&trainer.navigator, &trained_on, &flags, req.checkpoint_half).await?;
+    serve_checkpoint(&trainer.population[0], &trained_on, &flags, req.checkpoint_half).await?;
     Ok(run.done(&trainer, serde_json::json!({})))
 }

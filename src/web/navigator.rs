@@ -166,7 +166,7 @@ impl Lab {
             }
             w.obs = Some(obs.clone());
             w.memory = EpisodeMemory::default();
-            w.episode = Some(Episode { seed, steps: 0, ret: 0.0, raw_reward: 0.0, reason: None });
+            w.episode = Some(Episode { seed, steps: 0, ret: 0.0, discounted: 0.0, raw_reward: 0.0, reason: None });
             w.done = false;
             Ok(to_js(&obs))
         })
@@ -350,7 +350,7 @@ impl Lab {
                 }
             };
             let seeds = (0..episodes).map(|i| first_seed.wrapping_add(i));
-            let result = judge(&mut env, &mut nav, &spec, seeds).await;
+            let result = judge(std::slice::from_mut(&mut env), &mut nav, &spec, seeds).await;
             slots.put(0, env);
             *holder.borrow_mut() = Some(nav);
             result.map(|j| to_js(&j)).map_err(js_err)
