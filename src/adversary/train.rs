@@ -23,7 +23,7 @@ use crate::rng::Rng;
 
 use super::config::LoopConfig;
 
-pub const RUN_KIND: Kind = Kind { magic: b"WEBLABPR", name: "population run", oldest: 1, newest: 1 };
+pub const RUN_KIND: Kind = Kind { magic: b"WEBLABPR", name: "population run", oldest: 1, newest: 1, max_bytes: container::MAX_RUN_BYTES };
 
 /// `size` fresh navigators; navigator i is seeded with `seed`·1000 + i.
 pub fn population(cfg: &NavigatorConfig, size: usize, device: &Device, seed: u64) -> Result<Vec<Navigator>, String> {
