@@ -122,10 +122,17 @@ async function main() {
     view: 'watch',
     views: {},
 
-    // The task as the picker says: a name of ours, or {source: 'external', base_url, name}.
+    // The task as the picker says: a name of ours, or {source: 'external', base_url, name}. A
+    // folder the person typed is theirs to open in this tab (Lab.allowFolder); one that a link,
+    // a file or the store put in the box is checked as such (only MiniWoB++'s folders), so
+    // nothing but typing lets the task frame open other paths.
     task() {
       if ($('source').value === 'external') {
-        return { source: 'external', base_url: $('base-url').value.trim(), name: $('task-name').value.trim() };
+        const base = $('base-url').value.trim();
+        if (folderTyped) {
+          try { lab.allowFolder(base); } catch { /* the lab's check says what is wrong when the task is used */ }
+        }
+        return { source: 'external', base_url: base, name: $('task-name').value.trim() };
       }
       return $('task').value;
     },
@@ -140,6 +147,7 @@ async function main() {
       if (spec.source === 'external') {
         $('source').value = 'external';
         $('base-url').value = spec.base_url;
+        folderTyped = false;
         $('task-name').value = spec.name;
       } else {
         $('source').value = 'builtin';
@@ -208,6 +216,10 @@ async function main() {
       badge.title = reason || '';
     },
   };
+
+  // Whether the folder box holds what the person typed (input events come from people only).
+  let folderTyped = false;
+  $('base-url').addEventListener('input', () => { folderTyped = true; });
 
   function syncSource() {
     const ext = $('source').value === 'external';

@@ -46,7 +46,7 @@ onmessage = async (event) => {
     case 'train': {
       const adapter = m.request.backend === 'cpu' ? null : await describeAdapter();
       try {
-        const done = await learner.train({ ...m.request, adapter }, m.checkpoint || undefined, m.saved || undefined, m.optimizer || undefined);
+        const done = await learner.train({ ...m.request, adapter }, m.checkpoint || undefined, m.saved || undefined, m.optimizer || undefined, m.folders || []);
         postMessage(done);
       } catch (err) {
         postMessage({ kind: 'error', message: String(err && err.message ? err.message : err) });

@@ -856,9 +856,12 @@ export function initTrain(ctx) {
       if (typeof saved !== 'object' || typeof saved.request !== 'object' || saved.request === null) {
         throw new Error('the stored record is not a training run');
       }
-      // A record of another format is refused before anything reads it; it stays stored.
+      // A record of another format, or whose request the lab would refuse from anyone (a task
+      // that is a whole page, a folder outside MiniWoB++'s, a bad number), is refused before
+      // anything reads it; it stays stored.
       try {
         window.wasmBindings.checkSnapshotSchema(saved.schema);
+        window.wasmBindings.checkTrainRequest(saved.request);
       } catch (e) {
         ctx.message(`${errorText(e)}. It stays saved in this browser; Start begins a new run, which replaces it.`);
         $('train-status').textContent = 'The saved run was not resumed.';
