@@ -107,6 +107,8 @@ export function initPlay(ctx) {
     ctx.message('');
     const end = ctx.busy(`Replaying ${file.name}…`);
     try {
+      const large = ctx.fileTooLarge(file, 'demo');
+      if (large) throw new Error(`${large}: it was not read`);
       const text = await file.text();
       // Checked by the lab (size, format, its task: a page the lab opens from files) before
       // the picker shows its task and seed.

@@ -336,6 +336,18 @@ impl Lab {
         typed_folders()
     }
 
+    /// The largest file of each kind the lab reads, in bytes (`demo`, `design`, `checkpoint`),
+    /// so the page refuses a larger one before reading it: a file read whole that is too large
+    /// for the tab's memory aborts the wasm.
+    #[wasm_bindgen(js_name = fileLimits)]
+    pub fn file_limits() -> JsValue {
+        to_js(&serde_json::json!({
+            "demo": crate::demo::MAX_DEMO_BYTES,
+            "design": crate::gminiwob::design::MAX_JSON_BYTES,
+            "checkpoint": crate::learn::checkpoint::MAX_CHECKPOINT_BYTES,
+        }))
+    }
+
     /// The lab's own tasks (`tasks/index.json`).
     pub fn tasks() -> JsValue {
         to_js(&builtin_tasks())
