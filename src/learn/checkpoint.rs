@@ -61,7 +61,7 @@ pub struct Kind {
 /// Largest agent checkpoint read (a file a person opens, or the model kept in the browser): the
 /// largest network a config allows (20M parameters, `dom_q_net::config::MAX_PARAMS`, the
 /// navigator's and DOMNet's caps alike) is 80 MB in f32, plus its header.
-pub const MAX_CHECKPOINT_BYTES: usize = 128 << 20;
+pub const MAX_CHECKPOINT_BYTES: usize = 128_000_000;
 /// Largest population run read (a snapshot in the browser's store: several navigators, each
 /// with its Adam moments and replay, and the adversary).
 pub const MAX_RUN_BYTES: usize = 1 << 30;
@@ -112,8 +112,8 @@ pub fn read<'a>(kind: &Kind, bytes: &'a [u8]) -> Result<Parts<'a>, CheckpointErr
     if bytes.len() > kind.max_bytes {
         return Err(CheckpointError::Corrupt(format!(
             "it is {} MB, over the {} MB a {} checkpoint can be",
-            bytes.len() >> 20,
-            kind.max_bytes >> 20,
+            bytes.len() / 1_000_000,
+            kind.max_bytes / 1_000_000,
             kind.name
         )));
     }
