@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 TRUNK_VERSION=0.21.14          # 0.22 needs a newer rustc than 1.95
 WASM_OPT_VERSION=0.116.1       # binaryen 116; Debian's binaryen 108 corrupts wasm-bindgen output
 WEBPKI_ROOTS_PIN=1.0.10        # the registry lacks the version wasm-bindgen-cli's lockfile wants
+MINIWOB_VERSION=1.1.0          # the real MiniWoB++ pages: src/env/miniwob.rs, tasks/miniwob.json
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/weblab-target}"
 export PATH="$HOME/.cargo/bin:$PATH"
 
@@ -55,6 +56,37 @@ if [ ! -f "$CARGO_TARGET_DIR/.fetched" ] || [ Cargo.lock -nt "$CARGO_TARGET_DIR/
   say "fetching crates"
   cargo fetch
   mkdir -p "$CARGO_TARGET_DIR" && touch "$CARGO_TARGET_DIR/.fetched"
+fi
+
+# The real MiniWoB++ benchmark: the `miniwob` package's html/ folder, from PyPI (no Python needed
+# at run time; pip only downloads the wheel), unpacked into the lab's cache and served beside the
+# app by every build (scripts/stage-miniwob.sh). Offline, the lab says how to get it and works on
+# its own tasks, so a failed download is a warning, not an error.
+MINIWOB_DIR=$(scripts/stage-miniwob.sh --dir)
+if [ ! -f "$MINIWOB_DIR/html/core/core.js" ]; then
+  say "fetching the MiniWoB++ pages (the miniwob $MINIWOB_VERSION package from PyPI)"
+  work=$(mktemp -d)
+  if python3 -m pip download --quiet --no-deps --disable-pip-version-check --dest "$work" "miniwob==$MINIWOB_VERSION" &&
+    python3 - "$work"/miniwob-"$MINIWOB_VERSION"-*.whl "$work/unpacked" <<'PY'
+import sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as z:
+    z.extractall(sys.argv[2], [n for n in z.namelist() if n.startswith('miniwob/html/')])
+PY
+  then
+    mkdir -p "$(dirname "$MINIWOB_DIR")"
+    rm -rf "$MINIWOB_DIR"
+    mkdir -p "$MINIWOB_DIR"
+    mv "$work/unpacked/miniwob/html" "$MINIWOB_DIR/html"
+    say "MiniWoB++ pages in $MINIWOB_DIR/html ($(find "$MINIWOB_DIR/html/miniwob" -name '*.html' | wc -l) tasks)"
+  else
+    say "WARNING: could not fetch the miniwob package; the lab works on its own tasks without it (run scripts/setup.sh again when online)"
+  fi
+  rm -rf "$work"
+fi
+# The browser tests' server (wasm-bindgen-test-runner) serves the checkout: they find the pages
+# at miniwob/html/ in it (ignored by git), as the app does beside itself.
+if [ -f "$MINIWOB_DIR/html/core/core.js" ] && [ ! -f miniwob/html/core/core.js ]; then
+  scripts/stage-miniwob.sh .
 fi
 
 # The end-to-end tests and benchmarks drive Debian's chromium with playwright-core (no browser

@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
-use crate::env::{Action, EnvError, Environment, Step, TaskSpec};
+use crate::env::{Action, EnvError, Environment, STEP_LIMIT_REASON, Step, TaskSpec};
 use crate::policy::Policy;
 
 /// How one episode ended.
@@ -22,6 +22,12 @@ pub struct EpisodeResult {
 impl EpisodeResult {
     pub fn success(&self) -> bool {
         self.raw_reward > 0.0
+    }
+
+    /// The page's own judgement ended the episode (success, failure or its clock), not the lab's
+    /// step limit or a policy with nothing to do.
+    pub fn ended_by_page(&self) -> bool {
+        !matches!(self.reason.as_deref(), Some(STEP_LIMIT_REASON | NO_ACTION_REASON))
     }
 }
 
@@ -59,6 +65,9 @@ pub struct RunStats {
     pub episodes: u64,
     pub steps: u64,
     pub successes: u64,
+    /// Episodes the page itself ended (not the lab's step limit, nor a policy with no action).
+    #[serde(default)]
+    pub ended_by_page: u64,
     pub last: Option<EpisodeResult>,
     /// Success rate over the last (up to) 100 episodes.
     pub success_rate_100: f64,
@@ -78,6 +87,7 @@ impl RunStats {
         self.episodes += 1;
         self.steps += ep.steps as u64;
         self.successes += ep.success() as u64;
+        self.ended_by_page += ep.ended_by_page() as u64;
         self.recent.push_back((ep.success(), ep.raw_reward));
         if self.recent.len() > Self::WINDOW {
             self.recent.pop_front();

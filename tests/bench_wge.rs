@@ -30,7 +30,7 @@ use weblab::policy::Policy;
 use weblab::policy::oracle::{Script, scripted};
 use weblab::web::IframeEnv;
 use weblab::web::util::yield_now;
-use weblab::wge::config::WgeConfig;
+use weblab::wge::config::{WgeConfig, max_steps_for};
 use weblab::wge::explore::{EpisodeEnd, run_episode, train_episode};
 use weblab::wge::domnet_config::NeuralConfig;
 use weblab::wge::neural::NeuralPolicy;
@@ -250,9 +250,9 @@ async fn bench_workflow_policy_on_table_1_tasks() {
                 None => failed_demos += 1,
             }
         }
-        // Ten actions per episode (reference §2.6), or the longest demonstration where it needs
-        // more (click-checkboxes-large ticks up to twelve boxes before Submit).
-        policy.config.max_steps = policy.config.max_steps.max(longest as u32);
+        // The task's episode length (the authors' per-task setting, never below the paper's
+        // Table 1 steps: `wge::config::max_steps_for`).
+        policy.config.max_steps = max_steps_for(task);
         let mut neural = neural_on.then(|| {
             let cfg = NeuralConfig { max_episode_steps: policy.config.max_steps, ..sched.cfg.clone() };
             Neural {

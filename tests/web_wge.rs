@@ -215,3 +215,40 @@ async fn domnet_training_in_the_tab_is_deterministic() {
     assert_eq!(runs[0].0, runs[1].0, "two runs of one recipe trained different DOMNets");
     assert_eq!(runs[0].1, runs[1].1, "two runs differ after going through their saved form");
 }
+
+/// A demonstration on large pages (1,000 elements each, the reader's cap, with a thousand
+/// distinct texts) is induced in slices in the tab: a timer set before the induction runs before
+/// it ends (the page stays live), and the lattice is the one `induce` gives in one go.
+#[wasm_bindgen_test]
+async fn a_large_demonstration_is_induced_in_slices_that_let_the_page_in() {
+    use std::cell::Cell;
+    use std::rc::Rc;
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen::closure::Closure;
+    use weblab::env::{Action, DomGraph, DomNode, Instruction, Rect};
+    use weblab::web::wge::import::induce_yielding;
+
+    let page = |step: usize| {
+        let mut nodes = vec![DomNode { r#ref: 1, parent: None, tag: "BODY".into(), ..DomNode::default() }];
+        for i in 0..999 {
+            let rect = Rect { left: (i % 4) as f32 * 40.0, top: 50.0 + (i / 4) as f32 * 20.0, width: 38.0, height: 18.0 };
+            let text = format!("item {i} of page {step} and more words {}", i * 7);
+            nodes.push(DomNode { r#ref: 2 + i as u32, parent: Some(0), tag: "BUTTON".into(), text, rect, ..DomNode::default() });
+            nodes[0].children.push(i + 1);
+        }
+        Observation { instruction: Instruction::new("Click the items.", Vec::new()), dom: DomGraph { nodes, truncated: 0 }, ..Observation::default() }
+    };
+    let steps: Vec<DemoStep> = (0..6).map(|k| DemoStep { observation: page(k), action: Action::Click(2 + 100 * k as u32) }).collect();
+    let config = InductionConfig::default();
+
+    let fired = Rc::new(Cell::new(false));
+    let flag = fired.clone();
+    let tick = Closure::once_into_js(move || flag.set(true));
+    web_sys::window().unwrap().set_timeout_with_callback_and_timeout_and_arguments_0(tick.unchecked_ref(), 0).unwrap();
+    let started = js_sys::Date::now();
+    let sliced = induce_yielding(&steps, None, &config).await;
+    let took = js_sys::Date::now() - started;
+    assert!(fired.get(), "the page's timer waited for the whole induction ({took} ms)");
+    assert_eq!(sliced, induce(&steps, None, &config));
+    assert!(sliced.programs(0).iter().any(|p| p.to_string() == "Click(Tag(\"BUTTON\"))"));
+}

@@ -12,6 +12,7 @@ import { initWge } from './wge.js';
 const $ = (id) => document.getElementById(id);
 const VIEWS = ['watch', 'train', 'play', 'tasks', 'design', 'wge'];
 
+
 function bindings() {
   if (window.wasmBindings) return Promise.resolve(window.wasmBindings);
   return new Promise((resolve) => {
@@ -127,8 +128,16 @@ async function main() {
   const lab = new Lab($('task-frame'));
   window.lab = lab; // for tests, benchmarks and the curious
   const tasks = Lab.tasks();
+  // The real MiniWoB++ benchmark (src/env/miniwob.rs): where it is served, and its tasks. A real
+  // task is named `<prefix><name>` (miniwob/click-tab) where the lab takes a task name.
+  const miniwob = Lab.miniwob();
+  const miniwobTasks = miniwob.tasks;
+  const isMiniwobBase = (b) => typeof b === 'string' && b.trim().replace(/^\/+/, '').replace(/\/?$/, '/') === miniwob.base;
   const manifest = await fetch('agents/manifest.json').then((r) => (r.ok ? r.json() : { agents: [] })).catch(() => ({ agents: [] }));
   const shipped = Array.isArray(manifest.agents) ? manifest.agents : [];
+  // The real MiniWoB++ pages are served beside the app when scripts/setup.sh could fetch them;
+  // without them the lab says how to get them and works on its own tasks.
+  const miniwobServed = await fetch(`${miniwob.mount}core/core.js`, { method: 'HEAD' }).then((r) => r.ok).catch(() => false);
 
   for (const t of tasks) {
     const opt = document.createElement('option');
@@ -136,12 +145,22 @@ async function main() {
     opt.textContent = `${t.name} (${t.difficulty}${t.difficulty_estimated ? ', est.' : ''})`;
     $('task').appendChild(opt);
   }
+  for (const t of miniwobTasks) {
+    const opt = document.createElement('option');
+    opt.value = t.name;
+    opt.textContent = t.interaction === 'click-type' ? t.name : `${t.name} (${t.interaction})`;
+    $('miniwob-task').appendChild(opt);
+  }
+  $('miniwob-task').value = 'click-button';
 
   const limits = Lab.fileLimits();
   const KINDS = { demo: 'demonstration file', design: 'design', checkpoint: 'checkpoint' };
   const mb = (n) => (n >= 1e6 ? `${(n / 1e6).toFixed(n >= 1e7 ? 0 : 1)} MB` : `${Math.ceil(n / 1e3)} kB`);
+  const taskListeners = [];
   const ctx = {
     lab,
+    // `fn()` runs whenever the person picks another task.
+    onTaskChange(fn) { taskListeners.push(fn); },
     Lab,
     tasks,
     // Why `file` is too large to read as a `kind` (demo, design, checkpoint), or null: checked
@@ -149,6 +168,9 @@ async function main() {
     fileTooLarge(file, kind) {
       return file.size > limits[kind] ? `${file.name} is ${mb(file.size)}; a ${KINDS[kind]} is at most ${mb(limits[kind])}` : null;
     },
+    miniwob,
+    miniwobTasks,
+    miniwobServed,
     // The manifest lists DOM-Q-Net agents (no kind, or "dom-q-net") and navigators (kind
     // "navigator"); each view gets its own kind, so a navigator is never loaded as DOM-Q-Net.
     agents: shipped.filter((a) => !a.kind || a.kind === 'dom-q-net'),
@@ -162,10 +184,11 @@ async function main() {
     view: 'watch',
     views: {},
 
-    // The task as the picker says: a name of ours, or {source: 'external', base_url, name}. A
-    // folder the person typed is theirs to open in this tab (Lab.allowFolder); one that a link,
-    // a file or the store put in the box is checked as such (only MiniWoB++'s folders), so
-    // nothing but typing lets the task frame open other paths.
+    // The task as the picker says: a name of ours, `miniwob/<name>` for a real MiniWoB++ page,
+    // or {source: 'external', base_url, name} for a folder the person typed. A folder the person
+    // typed is theirs to open in this tab (Lab.allowFolder); one that a link, a file or the store
+    // put in the box is checked as such (only MiniWoB++'s folders), so nothing but typing lets
+    // the task frame open other paths.
     task() {
       if ($('source').value === 'external') {
         const base = $('base-url').value.trim();
@@ -174,17 +197,32 @@ async function main() {
         }
         return { source: 'external', base_url: base, name: $('task-name').value.trim() };
       }
+      if ($('source').value === 'miniwob') return miniwob.prefix + $('miniwob-task').value;
       return $('task').value;
     },
     taskSpec() {
       const t = ctx.task();
-      return typeof t === 'string' ? { source: 'builtin', name: t } : t;
+      return typeof t === 'string' ? ctx.specOf(t) : t;
+    },
+    // A task's key (`click-tab`, `miniwob/click-tab`: what pickers, charts and checkpoints name
+    // it by) and back; Rust's TaskSpec::label and TaskSpec::from_name.
+    specOf(key) {
+      if (key.startsWith(miniwob.prefix)) return { source: 'external', base_url: miniwob.base, name: key.slice(miniwob.prefix.length) };
+      return { source: 'builtin', name: key };
+    },
+    taskKey(spec) {
+      if (typeof spec === 'string') return spec;
+      if (spec.source === 'external' && isMiniwobBase(spec.base_url)) return miniwob.prefix + spec.name;
+      return spec.name;
     },
     setTask(spec) {
-      if (typeof spec === 'string') spec = { source: 'builtin', name: spec };
+      if (typeof spec === 'string') spec = ctx.specOf(spec);
       // A generated site is not in the picker: the Design view holds it.
       if (spec.source === 'generated') return;
-      if (spec.source === 'external') {
+      if (spec.source === 'external' && isMiniwobBase(spec.base_url) && miniwobTasks.some((t) => t.name === spec.name)) {
+        $('source').value = 'miniwob';
+        $('miniwob-task').value = spec.name;
+      } else if (spec.source === 'external') {
         $('source').value = 'external';
         $('base-url').value = spec.base_url;
         folderTyped = false;
@@ -262,12 +300,21 @@ async function main() {
   $('base-url').addEventListener('input', () => { folderTyped = true; });
 
   function syncSource() {
-    const ext = $('source').value === 'external';
-    $('base-url-row').hidden = !ext;
-    $('task').hidden = ext;
-    $('task-name').hidden = !ext;
+    const source = $('source').value;
+    $('base-url-row').hidden = source !== 'external';
+    $('task').hidden = source !== 'builtin';
+    $('miniwob-task').hidden = source !== 'miniwob';
+    $('task-name').hidden = source !== 'external';
+    $('miniwob-missing').hidden = source !== 'miniwob' || miniwobServed;
   }
   $('source').addEventListener('change', syncSource);
+  // Views follow the picker: a task chosen from any source (the lab's, MiniWoB++'s, a folder).
+  for (const id of ['task', 'miniwob-task', 'source']) {
+    $(id).addEventListener('change', () => {
+      if (id === 'source' && $('source').value === 'external') return; // waits for the folder and name
+      for (const fn of taskListeners) fn();
+    });
+  }
 
   ctx.navigator = initNavigators(ctx);
   ctx.views.watch = initWatch(ctx);

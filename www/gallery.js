@@ -1,5 +1,6 @@
-// Tasks: every task of the lab as a card (difficulty class, time limit, what it asks), with ways
-// to open it: play it yourself (recorded), watch an agent on it, or its bare page in a new tab.
+// Tasks: every task as a card — the lab's own and the real MiniWoB++ pages, each marked with its
+// source — (difficulty class, time limit, what it asks or what acting on it takes), with ways to
+// open it: play it yourself (recorded), watch an agent on it, or its bare page in a new tab.
 
 const $ = (id) => document.getElementById(id);
 
@@ -20,20 +21,42 @@ export function initGallery(ctx) {
   function card(t) {
     const badge = el('span', { class: `badge ${t.difficulty}`, title: t.difficulty_estimated ? 'our estimate: DOM-Q-Net\'s appendix does not classify this task' : 'DOM-Q-Net appendix 6.4' },
       t.difficulty + (t.difficulty_estimated ? ' (est.)' : ''));
+    const source = el('span', { class: 'badge source', title: 'written for this lab after MiniWoB' }, 'the lab\'s');
     const meta = [`${t.time_limit_s} s limit`];
     if (t.fields.length) meta.push(`fields: ${t.fields.join(', ')}`);
     if (t.modes && t.modes.length) meta.push(`modes: ${t.modes.join(' / ')}`);
     if (t.size) meta.push(`${t.size[0]}×${t.size[1]} px`);
     const shipped = ctx.agents.find((a) => a.tasks.includes(t.name));
     if (shipped) meta.push(`pretrained agent: ${Math.round(100 * (shipped.eval_success ?? 0))}% greedy`);
-    const play = el('button', { type: 'button' }, 'Play');
-    play.addEventListener('click', () => open(t.name, 'play'));
-    const watch = el('button', { type: 'button', class: 'secondary' }, 'Watch an agent');
-    watch.addEventListener('click', () => open(t.name, 'watch'));
-    const page = el('a', { class: 'page-link', href: `tasks/${t.name}.html`, target: '_blank', rel: 'noopener' }, 'Bare page ↗');
-    return el('article', { class: 'card', 'data-task': t.name, 'data-difficulty': t.difficulty },
-      el('h3', {}, t.name), badge, el('p', {}, t.summary), el('div', { class: 'meta' }, meta.join(' · ')),
-      el('div', { class: 'buttons' }, play, watch, page));
+    return article(t.name, t.name, [source, badge], t.summary, meta, `tasks/${t.name}.html`, true, t.difficulty);
+  }
+
+  // A real MiniWoB++ page: its source, what acting on it takes, its group in MiniWoB++'s docs.
+  function realCard(t) {
+    const key = ctx.miniwob.prefix + t.name;
+    const source = el('span', { class: 'badge source miniwob', title: `the miniwob package ${ctx.miniwob.version} from PyPI (MIT), served at ${ctx.miniwob.mount}` },
+      `MiniWoB++ ${ctx.miniwob.version}`);
+    const badges = [source];
+    if (t.difficulty) {
+      badges.push(el('span', { class: `badge ${t.difficulty}`, title: t.difficulty_estimated ? 'our estimate (as for the lab\'s task of this name)' : 'DOM-Q-Net appendix 6.4' },
+        t.difficulty + (t.difficulty_estimated ? ' (est.)' : '')));
+    }
+    const meta = [`${t.time_limit_s} s limit`, t.group];
+    if (t.wge_40) meta.push('WGE\'s 40 tasks');
+    const what = INTERACTION[t.interaction] || t.interaction;
+    const lab = ctx.tasks.some((x) => x.name === t.name) ? ' The lab has its own task of this name.' : '';
+    return article(key, t.name, badges, `${what}.${lab}`, meta, `${ctx.miniwob.base}${t.name}.html`, ctx.miniwobServed, t.difficulty || 'none');
+  }
+
+  function article(key, title, badges, summary, meta, href, available, difficulty) {
+    const play = el('button', { type: 'button', disabled: !available }, 'Play');
+    play.addEventListener('click', () => open(key, 'play'));
+    const watch = el('button', { type: 'button', class: 'secondary', disabled: !available }, 'Watch an agent');
+    watch.addEventListener('click', () => open(key, 'watch'));
+    const page = el('a', { class: 'page-link', href, target: '_blank', rel: 'noopener' }, 'Bare page ↗');
+    return el('article', { class: 'card', 'data-task': key, 'data-difficulty': difficulty },
+      el('h3', {}, title), ...badges, el('p', {}, summary), el('div', { class: 'meta' }, meta.join(' · ')),
+      el('div', { class: 'buttons' }, play, watch, ...(available ? [page] : [])));
   }
 
   async function open(name, view) {
@@ -44,10 +67,17 @@ export function initGallery(ctx) {
 
   function render() {
     const grid = $('gallery-grid');
-    grid.replaceChildren(...ctx.tasks.filter((t) => filter === 'all' || t.difficulty === filter).map(card));
+    const byClass = (t) => ['all', 'lab', 'miniwob'].includes(filter) || t.difficulty === filter;
+    const lab = filter === 'miniwob' ? [] : ctx.tasks.filter(byClass).map(card);
+    const real = filter === 'lab' ? [] : ctx.miniwobTasks.filter(byClass).map(realCard);
+    grid.replaceChildren(...lab, ...real);
     for (const b of document.querySelectorAll('#gallery-filters button')) b.classList.toggle('active', b.dataset.filter === filter);
     const counts = ['easy', 'medium', 'hard'].map((d) => `${ctx.tasks.filter((t) => t.difficulty === d).length} ${d}`);
-    $('gallery-count').textContent = `${ctx.tasks.length} tasks: ${counts.join(', ')}.`;
+    const kinds = {};
+    for (const t of ctx.miniwobTasks) kinds[t.interaction] = (kinds[t.interaction] || 0) + 1;
+    $('gallery-count').textContent = `${ctx.tasks.length} tasks of the lab's own: ${counts.join(', ')}. `
+      + `${ctx.miniwobTasks.length} real MiniWoB++ tasks: ${Object.entries(kinds).map(([k, n]) => `${n} ${k}`).join(', ')}.`;
+    $('gallery-miniwob-missing').hidden = ctx.miniwobServed;
   }
 
   for (const b of document.querySelectorAll('#gallery-filters button')) {
@@ -59,3 +89,14 @@ export function initGallery(ctx) {
     enter() { render(); },
   };
 }
+
+// What acting on a real page takes (src/env/miniwob.rs, Interaction).
+const INTERACTION = {
+  'click-type': 'Click elements and type text from the instruction',
+  coordinates: 'Click at a point of a drawing',
+  hover: 'Move the pointer over elements',
+  drag: 'Press, move and release the pointer (drag, sliders, selecting text)',
+  scroll: 'Scroll a box',
+  'free-text': 'Type text that is not in the instruction',
+  timing: 'Act at the right moment',
+};

@@ -128,7 +128,7 @@ export function initPlay(ctx) {
       end();
     }
   });
-  $('task').addEventListener('change', () => { if (ctx.view === 'play') start(); });
+  ctx.onTaskChange(() => { if (ctx.view === 'play') start(); });
   setButtons();
 
   return {

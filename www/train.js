@@ -109,16 +109,21 @@ export function initTrain(ctx) {
   function taskOptions() {
     const box = $('train-tasks');
     box.querySelectorAll('label').forEach((l) => l.remove());
-    for (const t of ctx.tasks) {
-      const cb = Object.assign(document.createElement('input'), { type: 'checkbox', value: t.name });
+    const add = (key, difficulty) => {
+      const cb = Object.assign(document.createElement('input'), { type: 'checkbox', value: key });
       cb.addEventListener('change', presetForTasks);
       const label = document.createElement('label');
-      label.append(cb, `${t.name} `);
-      const badge = Object.assign(document.createElement('span'), { className: `badge ${t.difficulty}`, textContent: t.difficulty });
-      label.append(badge);
+      label.append(cb, `${key} `);
+      if (difficulty) label.append(Object.assign(document.createElement('span'), { className: `badge ${difficulty}`, textContent: difficulty }));
       box.appendChild(label);
+    };
+    for (const t of ctx.tasks) add(t.name, t.difficulty);
+    // The real MiniWoB++ pages DOM-Q-Net can act on (clicks and typing), when they are served.
+    if (ctx.miniwobServed) {
+      for (const t of ctx.miniwobTasks.filter((x) => x.interaction === 'click-type')) add(ctx.miniwob.prefix + t.name, t.difficulty);
     }
   }
+  const difficultyOf = (key) => (ctx.tasks.find((t) => t.name === key) || ctx.miniwobTasks.find((t) => ctx.miniwob.prefix + t.name === key))?.difficulty;
   const taskBoxes = () => [...$('train-tasks').querySelectorAll('input[type=checkbox]')];
   const chosenTasks = () => taskBoxes().filter((b) => b.checked).map((b) => b.value);
   function chooseTasks(names) {
@@ -157,8 +162,9 @@ export function initTrain(ctx) {
     }
     list.replaceChildren(...names.map((name) => {
       const li = document.createElement('li');
-      const difficulty = ctx.tasks.find((t) => t.name === name)?.difficulty;
-      li.append(name, ' ', Object.assign(document.createElement('span'), { className: `badge ${difficulty}`, textContent: difficulty }));
+      const difficulty = difficultyOf(name);
+      li.append(name, ' ');
+      if (difficulty) li.append(Object.assign(document.createElement('span'), { className: `badge ${difficulty}`, textContent: difficulty }));
       return li;
     }));
   }
@@ -389,7 +395,7 @@ export function initTrain(ctx) {
   }
   function pagesFor(request) {
     if (request.agent === NAVIGATOR) return [{ name: 'generated site', size: SITE_SIZE }];
-    return request.tasks.map((t) => ({ name: t.name, size: ctx.tasks.find((x) => x.name === t.name)?.size }));
+    return request.tasks.map((t) => ({ name: ctx.taskKey(t), size: t.source === 'builtin' ? ctx.tasks.find((x) => x.name === t.name)?.size : undefined }));
   }
 
   // ---------------------------------------------------------------- progress on screen
@@ -555,12 +561,12 @@ export function initTrain(ctx) {
   async function onSnapshot(m) {
     if (m.agent === NAVIGATOR) { await onNavSnapshot(m); return; }
     lastSnapshot = { bytes: m.bytes, state: m.state };
-    const model = { name: `your run (${chosenLabel(run.request.tasks)}, step ${fmtInt(m.env_steps)})`, bytes: m.bytes, tasks: run.request.tasks.map((t) => t.name) };
+    const model = { name: `your run (${chosenLabel(run.request.tasks)}, step ${fmtInt(m.env_steps)})`, bytes: m.bytes, tasks: run.request.tasks.map(ctx.taskKey) };
     setUserModel(model, false);
     await saveRun(m, {}, model, MODEL_KEY, m.optimizer ? 'network, Adam\'s moments, recent replay' : 'network, recent replay');
   }
 
-  const chosenLabel = (tasks) => (tasks.length === 1 ? tasks[0].name : `${tasks.length} tasks`);
+  const chosenLabel = (tasks) => (tasks.length === 1 ? ctx.taskKey(tasks[0]) : `${tasks.length} tasks`);
 
   function setUserModel(model, announce = true) {
     ctx.userModel = model;
@@ -607,7 +613,7 @@ export function initTrain(ctx) {
       if (request.agent === NAVIGATOR) {
         downloadBytes(`weblab-navigator-${fileName(generatorLabel(request.generator))}-${e.detail.updates}.wln`, e.detail.bytes);
       } else {
-        downloadBytes(`weblab-${request.tasks.map((t) => t.name).join('+').slice(0, 60)}-${e.detail.updates}.wlq`, e.detail.bytes);
+        downloadBytes(`weblab-${request.tasks.map((t) => ctx.taskKey(t).replace('/', '-')).join('+').slice(0, 60)}-${e.detail.updates}.wlq`, e.detail.bytes);
       }
     });
     session.addEventListener('done', (e) => {
@@ -734,7 +740,7 @@ export function initTrain(ctx) {
       checkpoint = ctx.userModel.bytes;
     }
     const request = {
-      config, tasks: names.map((name) => ({ source: 'builtin', name })), frames, seed: ctx.seed(),
+      config, tasks: names.map(ctx.specOf), frames, seed: ctx.seed(),
       backend: $('train-backend').value, snapshot_every_s: 10, snapshot_replay: 2000,
     };
     launch(request, checkpoint);
@@ -909,7 +915,7 @@ export function initTrain(ctx) {
         showGrid(lastGrid);
         curriculum.load(saved.curriculum);
       } else {
-        chooseTasks(saved.request.tasks.map((t) => t.name));
+        chooseTasks(saved.request.tasks.map(ctx.taskKey));
         buildHyper(saved.request.config);
         $('train-frames').value = String(saved.request.frames);
       }
@@ -955,7 +961,7 @@ export function initTrain(ctx) {
 
   return {
     enter() {
-      if (!chosenTasks().length) chooseTasks([ctx.taskSpec().name].filter((n) => ctx.tasks.some((t) => t.name === n)));
+      if (!chosenTasks().length) chooseTasks([ctx.taskKey(ctx.taskSpec())].filter((k) => taskBoxes().some((b) => b.value === k)));
       applyMode();
       setButtons();
       drawCharts();
@@ -965,14 +971,14 @@ export function initTrain(ctx) {
     shareState() {
       if (mode === NAVIGATOR) throw new Error('share links carry DOM-Q-Net training settings only, not the navigator\'s');
       const config = checkHyper();
-      return { v: 1, view: 'train', task: { source: 'builtin', name: chosenTasks()[0] || ctx.taskSpec().name }, seed: ctx.seed(), config, replay: null };
+      return { v: 1, view: 'train', task: chosenTasks()[0] ? ctx.specOf(chosenTasks()[0]) : ctx.taskSpec(), seed: ctx.seed(), config, replay: null };
     },
     async openShare(state) {
       await restored;
       if (session?.running) return;
       setMode(DQN);
       if (state.config) buildHyper(state.config);
-      chooseTasks([state.task.name]);
+      chooseTasks([ctx.taskKey(state.task)]);
       ctx.message('The link set up a training run: press Start to train with these settings.', 'info');
     },
     status() { return run && { agent: run.request.agent || DQN, status: run.status, env_steps: run.env_steps, updates: run.updates, backend: run.backend, live: Boolean(session?.running), held: Boolean(held) }; },

@@ -75,14 +75,18 @@ export function initWatch(ctx) {
   function agentFor(taskName) {
     const mine = ctx.userModel && { name: ctx.userModel.name, bytes: ctx.userModel.bytes, shipped: false };
     if (mine && (ctx.userModel.tasks || []).includes(taskName)) return mine;
-    const shipped = ctx.agents.find((a) => a.tasks.includes(taskName));
-    if (shipped) return { name: shipped.name, url: `agents/${shipped.file}`, shipped: true };
+    // On a real MiniWoB++ page, an agent trained on the lab's page of that name (it may transfer).
+    const page = taskName.startsWith(ctx.miniwob.prefix) ? taskName.slice(ctx.miniwob.prefix.length) : taskName;
+    const shipped = ctx.agents.find((a) => a.tasks.includes(taskName)) || ctx.agents.find((a) => a.tasks.includes(page));
+    if (shipped) return { name: shipped.name, url: `agents/${shipped.file}`, shipped: true, elsewhere: !shipped.tasks.includes(taskName) };
     return mine || null;
   }
 
   async function ensureAgent() {
     const spec = ctx.taskSpec();
-    const found = agentFor(spec.name);
+    const t = ctx.task();
+    const key = typeof t === 'string' ? t : spec.name;
+    const found = agentFor(key);
     if (!found) {
       $('agent-note').textContent = `No DOM-Q-Net agent for ${spec.name} yet: train one in the Train view, or import a checkpoint.`;
       return false;
@@ -99,7 +103,8 @@ export function initWatch(ctx) {
       }
     }
     const info = lab.agentInfo();
-    $('agent-note').textContent = `${found.shipped ? 'Pretrained' : 'Your'} agent "${found.name}", trained for ${info.counters.env_steps.toLocaleString()} steps.`;
+    const where = found.elsewhere ? ' on the lab\'s page of this name' : '';
+    $('agent-note').textContent = `${found.shipped ? 'Pretrained' : 'Your'} agent "${found.name}", trained for ${info.counters.env_steps.toLocaleString()} steps${where}.`;
     return true;
   }
 
@@ -415,7 +420,7 @@ export function initWatch(ctx) {
       ctx.message(`Loaded the navigator ${file.name}; it acts from the next episode on.`, 'info');
     }
   });
-  $('task').addEventListener('change', () => { if (ctx.view === 'watch') { pause(); newEpisode(); } });
+  ctx.onTaskChange(() => { if (ctx.view === 'watch') { pause(); newEpisode(); } });
   setButtons();
 
   return {

@@ -37,6 +37,7 @@ export function initWge(ctx) {
   let recordPoll = null;
   let recordSeed = 0;
   let exploring = false; // the page is in use by the view (exploring, or the oracle playing)
+  let importing = false; // files are being read and their lattices induced
   let exploreRunning = false;
   let stopAsked = false;
   let restored = false;
@@ -88,7 +89,7 @@ export function initWge(ctx) {
     }
     if (!saved || shared) return;
     try {
-      const weightsBack = session.restore(typeof saved.session === 'string' ? saved.session : '');
+      const weightsBack = await session.restore(typeof saved.session === 'string' ? saved.session : '');
       const bytes = (v) => (v instanceof Uint8Array ? v : undefined);
       const nb = saved.neural && typeof saved.neural === 'object' ? saved.neural : {};
       const neural = session.restoreNeural(bytes(nb.checkpoint), bytes(nb.optimizer));
@@ -133,7 +134,7 @@ export function initWge(ctx) {
     const remove = el('button', { type: 'button', className: 'secondary small', textContent: 'Remove', title: 'Remove this demonstration (the workflow policy, and DOMNet when it learns, start again over the others)' });
     remove.addEventListener('click', (e) => {
       e.preventDefault();
-      if (exploring || recording) return;
+      if (exploring || recording || importing) return;
       try { session.remove(d.index); } catch (err) { ctx.message(errorText(err)); }
       open.clear();
       expanded.clear();
@@ -178,12 +179,13 @@ export function initWge(ctx) {
   }
 
   function setButtons() {
-    const busy = recording || exploring;
-    $('wge-record').disabled = exploring;
+    const busy = recording || exploring || importing;
+    $('wge-record').disabled = exploring || importing;
     $('wge-record').textContent = recording ? 'Restart' : 'Record';
     $('wge-record-stop').disabled = !recording;
     $('wge-scripted').disabled = busy;
     $('wge-import').disabled = busy;
+    $('wge-import-folder').disabled = busy;
     $('wge-clear').disabled = busy;
     $('wge-explore').disabled = busy || !session.task();
     $('wge-stop').disabled = !exploring || !exploreRunning;
@@ -304,29 +306,46 @@ export function initWge(ctx) {
     if (failed.length) ctx.message(failed[0] + (failed.length > 1 ? ` (and ${failed.length - 1} more)` : ''));
   }
 
+  // Opens files one after another (each one's lattice is induced in slices, so the page stays
+  // live), then lists per file what was imported or refused and why.
   async function importFiles(files) {
     ctx.message('');
-    const end = ctx.busy(`Reading ${plural(files.length, 'demonstration file')}…`);
+    const wanted = files.filter((f) => /\.json(\.gz)?$/i.test(f.name));
+    const skipped = files.length - wanted.length;
+    wanted.sort((a, b) => pathOf(a).localeCompare(pathOf(b)));
+    if (!wanted.length) {
+      ctx.message(`No .json or .json.gz files among the ${plural(files.length, 'file')} chosen.`);
+      return;
+    }
+    importing = true;
+    setButtons();
+    const end = ctx.busy(`Reading ${plural(wanted.length, 'demonstration file')}…`);
     await ctx.painted();
-    const errors = [];
+    const rows = [];
     let added = 0;
     let task = null;
     try {
-      for (const f of files) {
+      for (const [k, f] of wanted.entries()) {
+        end.say(`Reading ${f.name} (${k + 1} of ${wanted.length})…`);
         try {
-          const large = ctx.fileTooLarge(f, 'demo');
-          if (large) throw new Error(`${large}: it was not read`);
+          session.checkFileSize(f.name, f.size);
           const bytes = new Uint8Array(await f.arrayBuffer());
-          session.importFile(f.name, bytes);
+          const r = await session.importFile(pathOf(f), bytes);
+          rows.push({ ok: true, name: pathOf(f), text: `imported: ${plural(r.actions, 'action')} of ${r.task}`, notes: r.notes });
           added++;
           task = session.task();
         } catch (e) {
-          errors.push(errorText(e));
+          // The message starts with the file's name, which the row shows already.
+          const msg = errorText(e);
+          const why = msg.startsWith(`${f.name}: `) ? msg.slice(f.name.length + 2) : msg;
+          rows.push({ ok: false, name: pathOf(f), text: `refused: ${why}`, error: msg, notes: [] });
         }
       }
     } finally {
       end();
+      importing = false;
     }
+    showImportReport(rows, skipped);
     render();
     // The picker follows the demonstrations' task, and the page with it.
     if (task && task !== ctx.task()) {
@@ -335,9 +354,25 @@ export function initWge(ctx) {
     }
     if (added) await persist();
     if (added) $('wge-rec-status').textContent = `Opened ${plural(added, 'demonstration')} of ${task}.`;
-    if (errors.length) ctx.message(errors.join(' · '));
+    const errors = rows.filter((r) => !r.ok).map((r) => r.error);
+    if (errors.length) ctx.message(errors.slice(0, 3).join(' · ') + (errors.length > 3 ? ` (and ${errors.length - 3} more: see the list under the buttons)` : ''));
   }
 
+  // A file's path within the folder it came from (which names the task of files without one).
+  function pathOf(f) {
+    return f.webkitRelativePath || f.name;
+  }
+
+  function showImportReport(rows, skipped) {
+    const box = $('wge-import-report');
+    const refused = rows.filter((r) => !r.ok).length;
+    box.querySelector('summary').textContent = `${plural(rows.length, 'file')}: ${rows.length - refused} imported, ${refused} refused${skipped ? ` (${plural(skipped, 'other file')} skipped)` : ''}`;
+    box.querySelector('ul').replaceChildren(...rows.map((r) => el('li', { className: r.ok ? 'imported' : 'refused' },
+      el('strong', { textContent: r.name }), ` — ${r.text}`,
+      r.notes.length ? el('span', { className: 'quiet', textContent: ` (${r.notes.join('; ')})` }) : null)));
+    box.hidden = false;
+    box.open = refused > 0 || rows.some((r) => r.notes.length);
+  }
 
   // The task's page at the seed in the box, so the view never opens on an empty frame.
   let showing = null; // the page being shown, which recording and exploring wait for
@@ -617,11 +652,13 @@ export function initWge(ctx) {
   $('wge-record').addEventListener('click', () => record());
   $('wge-record-stop').addEventListener('click', stopRecording);
   $('wge-scripted').addEventListener('click', addScripted);
-  $('wge-import').addEventListener('change', (event) => {
-    const files = [...event.target.files];
-    event.target.value = '';
-    if (files.length) importFiles(files);
-  });
+  for (const id of ['wge-import', 'wge-import-folder']) {
+    $(id).addEventListener('change', (event) => {
+      const files = [...event.target.files];
+      event.target.value = '';
+      if (files.length) importFiles(files);
+    });
+  }
   // After the demonstrations or the policies start afresh: the view forgets what it showed.
   function resetView() {
     open.clear();
@@ -659,7 +696,7 @@ export function initWge(ctx) {
     try { session.resetPolicy(); } catch (e) { ctx.message(errorText(e)); }
     resetView();
   });
-  $('task').addEventListener('change', () => { if (ctx.view === 'wge') showPage(); });
+  ctx.onTaskChange(() => { if (ctx.view === 'wge') showPage(); });
   $('wge-speed').addEventListener('input', () => { $('wge-speed-label').textContent = `${$('wge-speed').value} steps/s`; });
 
   let entered = null;
@@ -681,7 +718,7 @@ export function initWge(ctx) {
     // re-run): Rust checks the demonstrations replay and evaluates both policies on the link's
     // seeds first, so the link carries the sender's result. Throws why a run cannot be shared.
     async shareState() {
-      if (exploring || recording) throw new Error('the WGE view is busy (exploring or recording): stop it first');
+      if (exploring || recording || importing) throw new Error('the WGE view is busy (exploring, recording or opening files): stop it first');
       await saving;
       exploring = true;
       setButtons();

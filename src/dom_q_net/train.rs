@@ -121,7 +121,7 @@ impl Trainer {
         let n = tasks.len();
         Trainer {
             clock: || 0.0,
-            progress: tasks.iter().map(|t| TaskProgress { task: t.name().to_string(), ..Default::default() }).collect(),
+            progress: tasks.iter().map(|t| TaskProgress { task: t.label(), ..Default::default() }).collect(),
             running: tasks.iter().map(|_| None).collect(),
             episodes: vec![0; tasks.len()],
             tasks,

@@ -13,6 +13,7 @@ pub mod error;
 pub mod fields;
 pub mod instruction;
 pub mod messages;
+pub mod miniwob;
 pub mod observation;
 pub mod task;
 
@@ -23,6 +24,7 @@ pub use episode::{EpisodeGuard, STEP_LIMIT_REASON};
 pub use error::EnvError;
 pub use instruction::{Field, Instruction, goal_tokens};
 pub use observation::{DomGraph, DomNode, NodeRef, NodeValue, Observation, ObservationMeta, Rect, Settle, TEXT_TAG};
+pub use miniwob::{MINIWOB_BASE, MiniwobTask, miniwob_task, miniwob_tasks};
 pub use task::{Difficulty, TaskInfo, TaskSpec, builtin_task, builtin_tasks};
 
 /// The result of one action.
@@ -87,6 +89,24 @@ pub struct EnvConfig {
     /// How long a reset may wait for the images and fonts a new episode's page is loading (the
     /// wait is reported in `Observation::meta`).
     pub settle_timeout_ms: u32,
+    /// When to load the page afresh before an episode, so that nothing an earlier episode did
+    /// reaches the next one.
+    pub fresh_page: FreshPage,
+}
+
+/// When a reset loads the task's page afresh (its cost is a page load, measured by
+/// `scripts/bench-miniwob.sh`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FreshPage {
+    /// Only for the real MiniWoB++ pages whose state outlives an episode (`leaks` in
+    /// `tasks/miniwob.json`), so that a seed gives the same page whatever ran before.
+    #[default]
+    WhenItLeaks,
+    /// Before every episode.
+    Always,
+    /// Never (to measure what a page keeps between episodes).
+    Never,
 }
 
 impl Default for EnvConfig {
@@ -100,6 +120,7 @@ impl Default for EnvConfig {
             hold_clock: false,
             max_nodes: 1_000,
             settle_timeout_ms: 2_000,
+            fresh_page: FreshPage::WhenItLeaks,
         }
     }
 }

@@ -211,8 +211,13 @@ impl DomGraph {
     }
     /// Checks the structural invariants every reader must keep: preorder, consistent
     /// parent/child links, unique refs. Returns a description of the first violation.
+    /// Linear in the nodes and links (a parent's children are never searched), so a page of
+    /// tens of thousands of siblings validates as fast as a deep one.
     pub fn validate(&self) -> Result<(), String> {
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = std::collections::HashSet::with_capacity(self.nodes.len());
+        // How often each node is listed among some node's children. A parent comes before its
+        // children, so by node i its parent's list has been counted.
+        let mut listed = vec![0u32; self.nodes.len()];
         for (i, n) in self.nodes.iter().enumerate() {
             if !seen.insert(n.r#ref) {
                 return Err(format!("ref {} appears twice", n.r#ref));
@@ -220,14 +225,16 @@ impl DomGraph {
             match n.parent {
                 None if i != 0 => return Err(format!("node {i} has no parent but is not the root")),
                 Some(p) if p >= i => return Err(format!("node {i} comes before its parent {p}")),
-                Some(p) if !self.nodes[p].children.contains(&i) => {
-                    return Err(format!("node {i} is missing from its parent's children"));
-                }
+                Some(_) if listed[i] == 0 => return Err(format!("node {i} is missing from its parent's children")),
                 _ => {}
             }
             for &c in &n.children {
                 if self.nodes.get(c).and_then(|k| k.parent) != Some(i) {
                     return Err(format!("child {c} of node {i} does not point back"));
+                }
+                listed[c] += 1;
+                if listed[c] > 1 {
+                    return Err(format!("child {c} of node {i} is listed twice"));
                 }
             }
         }
@@ -316,6 +323,12 @@ mod tests {
         let mut g = sample();
         g.nodes[0].children.push(99);
         assert_eq!(g.validate().unwrap_err(), "child 99 of node 0 does not point back");
+
+        // A child listed twice by its own parent (it would be read twice everywhere).
+        let mut g = sample();
+        let c = g.nodes[1].children[0];
+        g.nodes[1].children.push(c);
+        assert_eq!(g.validate().unwrap_err(), format!("child {c} of node 1 is listed twice"));
     }
 
     #[test]

@@ -50,7 +50,7 @@ pub fn embedded_files() -> &'static [(&'static str, &'static str)] {
     generated::FILES
 }
 
-fn embedded(path: &str) -> Option<&'static str> {
+pub(super) fn embedded(path: &str) -> Option<&'static str> {
     embedded_files().iter().find(|(p, _)| *p == path).map(|(_, c)| *c)
 }
 
@@ -99,7 +99,7 @@ pub const MAX_SITE_NAME: usize = 60;
 /// Folders on the app's origin, relative to the app's page, whose pages a task from a link, a
 /// file, a stored run or the learner worker may name: MiniWoB++'s `html/` folder served beside
 /// the app (a task page is `miniwob/html/miniwob/<task>.html`).
-pub const ALLOWED_FOLDERS: &[&str] = &["miniwob/html/"];
+pub const ALLOWED_FOLDERS: &[&str] = &[super::miniwob::MINIWOB_MOUNT];
 /// Longest folder path and page name read.
 pub const MAX_FOLDER_CHARS: usize = 200;
 pub const MAX_PAGE_NAME: usize = 100;

@@ -43,12 +43,12 @@ pub(super) fn typed_folders() -> Vec<String> {
     TYPED_FOLDERS.with(|f| f.borrow().clone())
 }
 
-/// Parses a task given from JS: a plain name (one of the lab's tasks) or a `TaskSpec` object,
-/// checked as any task from outside the lab's own code is (`TaskSpec::check_untrusted`; a whole
-/// page is refused).
+/// Parses a task given from JS: a plain name (one of the lab's tasks, or `miniwob/<name>` for a
+/// real MiniWoB++ page) or a `TaskSpec` object, checked as any task from outside the lab's own
+/// code is (`TaskSpec::check_untrusted`; a whole page is refused).
 pub(super) fn parse_task(task: JsValue) -> Result<TaskSpec, EnvError> {
     if let Some(name) = task.as_string() {
-        return TaskSpec::builtin(&name);
+        return TaskSpec::from_name(&name);
     }
     let spec: TaskSpec = serde_wasm_bindgen::from_value(task)
         .map_err(|e| EnvError::UnknownTask(format!("(malformed task description: {e})")))?;
@@ -351,6 +351,26 @@ impl Lab {
     /// The lab's own tasks (`tasks/index.json`).
     pub fn tasks() -> JsValue {
         to_js(&builtin_tasks())
+    }
+
+    /// The page names the scripted oracles know (they act on the lab's page of that name and on
+    /// the real MiniWoB++ page of that name).
+    #[wasm_bindgen(js_name = oracleTasks)]
+    pub fn oracle_tasks() -> JsValue {
+        to_js(&crate::policy::oracle::script_tasks())
+    }
+
+    /// The real MiniWoB++ benchmark as the shell needs it: `{version, mount, base, prefix,
+    /// tasks}` (`src/env/miniwob.rs`; served when `scripts/setup.sh` fetched the package).
+    pub fn miniwob() -> JsValue {
+        use crate::env::miniwob::*;
+        to_js(&serde_json::json!({
+            "version": MINIWOB_VERSION,
+            "mount": MINIWOB_MOUNT,
+            "base": MINIWOB_BASE,
+            "prefix": MINIWOB_PREFIX,
+            "tasks": miniwob_tasks(),
+        }))
     }
 
     pub fn config(&self) -> JsValue {

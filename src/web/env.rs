@@ -9,7 +9,7 @@ use super::gminiwob;
 use super::reader::DomReader;
 use super::util::sleep;
 use crate::env::{
-    Action, EnvConfig, EnvError, Environment, EpisodeGuard, Field, Instruction, Observation, ObservationMeta,
+    Action, EnvConfig, EnvError, Environment, EpisodeGuard, Field, FreshPage, Instruction, Observation, ObservationMeta,
     STEP_LIMIT_REASON, Step, TaskSpec,
 };
 use crate::gminiwob::reward::dom_changed;
@@ -126,13 +126,29 @@ impl Environment for IframeEnv {
         };
         self.frame.ensure_loaded(task, &self.cfg).await?;
         let site = generated.as_ref().map(|(site, _)| site);
+        // A page whose state outlives an episode gives the same seed another page once it has
+        // run one: only a fresh load makes the reset depend on the seed alone.
+        let leaks = task.miniwob_task().is_some_and(|t| t.leaks);
+        let fresh = match self.cfg.fresh_page {
+            FreshPage::WhenItLeaks => leaks,
+            FreshPage::Always => true,
+            FreshPage::Never => false,
+        };
+        let mut reloaded = None;
+        if fresh && self.frame.page.as_ref().is_some_and(|p| p.epoch > 0) {
+            self.frame.reload(task, &self.cfg).await?;
+            reloaded = Some(if leaks {
+                format!("reloaded the page: the MiniWoB++ page {} keeps state from one episode to the next", task.name())
+            } else {
+                "reloaded the page: a fresh page for every episode (fresh_page: always)".to_string()
+            });
+        }
         let page = self.frame.page.as_mut().expect("loaded");
         // What an earlier episode left showing outside the task area: if the new episode's
         // genProblem does not clear it either, only a fresh page gives a clean start.
         let left = page.leftovers();
         let mut settle = page.start_episode(task.name(), seed, &self.cfg, site).await?;
         let stale: Vec<String> = left.iter().filter(|e| frame::is_showing(e)).map(frame::describe).collect();
-        let mut reloaded = None;
         if !stale.is_empty() {
             self.frame.reload(task, &self.cfg).await?;
             let page = self.frame.page.as_mut().expect("reloaded");

@@ -211,6 +211,12 @@ impl LoadedPage {
                 set(&core, "EPISODE_MAX_TIME", &self.own_max_time);
             }
         }
+        // Focus outlives an episode on pages that reuse their elements (MiniWoB++'s click-test
+        // keeps its button, so it stays focused after a click): every episode starts with
+        // nothing focused, so the seed alone decides the first observation.
+        if let Some(active) = self.document.active_element().and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
+            active.blur().map_err(threw)?;
+        }
         self.epoch += 1;
         set(&self.document, "__weblabEpoch", &JsValue::from(self.epoch));
         call(&core, "startEpisodeReal", &[]).map_err(threw)?;

@@ -507,7 +507,8 @@ async fn run(
     let probe = DqnProbe(DqnConfig { batch_size: cfg.batch_size.min(32), ..cfg.clone() });
     let (device, mut backend, reason) = choose_backend(&req, &probe).await;
     post(message("backend", serde_json::json!({ "name": backend, "reason": reason })));
-    let task_names: Vec<String> = req.tasks.iter().map(|t| t.name().to_string()).collect();
+    // Labels tell a real MiniWoB++ page from the lab's page of the same name.
+    let task_names: Vec<String> = req.tasks.iter().map(|t| t.label()).collect();
     let mut agent = match checkpoint {
         Some(bytes) => {
             let ckpt = Checkpoint::from_bytes(&bytes).map_err(|e| e.to_string())?;
@@ -678,14 +679,14 @@ async fn run(
     let mut evaluation = Vec::new();
     if req.eval_episodes > 0 {
         for (k, task) in req.tasks.iter().enumerate() {
-            let text = format!("evaluating {} greedily on {} held-out episodes…", task.name(), req.eval_episodes);
+            let text = format!("evaluating {} greedily on {} held-out episodes…", task.label(), req.eval_episodes);
             post(message("status", serde_json::json!({ "text": text })));
             let t0 = now_ms();
             let stats = evaluate(&mut agent, &mut envs[k], task, req.eval_episodes, req.eval_seed)
                 .await
-                .map_err(|e| format!("evaluating {}: {e}", task.name()))?;
+                .map_err(|e| format!("evaluating {}: {e}", task.label()))?;
             let result = serde_json::json!({
-                "task": task.name(),
+                "task": task.label(),
                 "episodes": stats.episodes,
                 "successes": stats.successes,
                 "success_rate": stats.successes as f64 / stats.episodes.max(1) as f64,

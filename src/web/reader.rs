@@ -7,8 +7,9 @@
 //!   are nodes), as are scripts and the contract's chrome (`#query`, `#sync-task-cover`,
 //!   `#reward-display`, `#click-canvas`);
 //! - text mixed with elements becomes `t` pseudo-nodes, one per line box the text occupies (a run
-//!   that wraps over three lines is three nodes, as `getDOMInfo` splits it); a leaf element
-//!   carries its own text;
+//!   that wraps over three lines is three nodes, as `getDOMInfo` splits it); an element without
+//!   element children carries its own text (a select: its chosen option, our addition);
+//! - tags are `tagName` (upper case for HTML, as written for SVG), inputs `INPUT_<type>`;
 //! - refs live on the nodes as expandos and stay valid while the node is in `refs` (one episode);
 //!   the second and later lines of a text run keep theirs in an array on the text node.
 
@@ -124,8 +125,9 @@ impl Walk<'_> {
     }
 
     fn element(&mut self, el: &Element, parent: Option<usize>, is_root: bool) {
-        let tag_name = el.tag_name().to_ascii_uppercase();
-        if SKIP_TAGS.contains(&tag_name.as_str()) {
+        // `tagName` as getDOMInfo gives it: upper case for HTML, as written for SVG (`svg`, `circle`).
+        let tag_name = el.tag_name();
+        if SKIP_TAGS.contains(&tag_name.to_ascii_uppercase().as_str()) {
             return;
         }
         let id = el.id();
@@ -189,8 +191,11 @@ impl Walk<'_> {
         if self.graph.nodes[index].children.is_empty() {
             let node = &mut self.graph.nodes[index];
             node.text = match (&node.value, node.options.is_empty()) {
-                // A select shows its chosen option.
+                // A select shows its chosen option (getDOMInfo gives it no text: our addition).
                 (NodeValue::Text(v), false) => selected_text(el).unwrap_or_else(|| v.clone()),
+                // As getDOMInfo: only an element without element children has text of its own,
+                // even when none of its children shows (a closed menu's items).
+                _ if has_element_child => String::new(),
                 _ => collapse(&el.text_content().unwrap_or_default()),
             };
         }

@@ -3,16 +3,18 @@
 //! actions similar to the demonstrated one: `Click(Like("Submit"))` is every click on an element
 //! whose text contains "Submit".
 
+use std::cell::{Cell, OnceCell, RefCell};
+use std::collections::HashMap;
 use std::fmt;
+use std::rc::Rc;
 
 use serde::{Deserialize, Serialize};
 
 use crate::env::{Action, DomNode, Instruction, NodeRef, Observation, TEXT_TAG};
 use crate::rng::Rng;
 
-/// Any element within this many pixels of one in the set, along a shared row or column, is
-/// `Near` it (the authors' `is_pixel_neighbor`; the paper's appendix says 30 px).
-pub const NEAR_PX: f32 = 30.0;
+use super::neighbours::{Boxes, Relation};
+pub use super::neighbours::NEAR_PX;
 
 /// A string a constraint types or matches.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -129,19 +131,46 @@ impl fmt::Display for ExecutionError {
 }
 
 /// What constraints are evaluated against: one observation, and the element the previous step
-/// acted on (for `Last`).
+/// acted on (for `Last`). Each element set is computed once per environment (the authors cache
+/// per state too), and the work spent is counted for the induction's budget.
 pub struct ExecutionEnv<'a> {
     pub observation: &'a Observation,
     pub last: Option<NodeRef>,
+    /// Each node's text as `Like`/`Exact` compare it, once asked for.
+    texts: OnceCell<Vec<String>>,
+    boxes: OnceCell<Boxes>,
+    sets: RefCell<HashMap<ElementSet, Result<Rc<Vec<usize>>, ExecutionError>>>,
+    work: Cell<u64>,
 }
 
 impl<'a> ExecutionEnv<'a> {
     pub fn new(observation: &'a Observation, last: Option<NodeRef>) -> Self {
-        ExecutionEnv { observation, last }
+        ExecutionEnv { observation, last, texts: OnceCell::new(), boxes: OnceCell::new(), sets: RefCell::default(), work: Cell::new(0) }
     }
 
     fn nodes(&self) -> &'a [DomNode] {
         &self.observation.dom.nodes
+    }
+
+    /// The nodes' texts, normalised (computed on first use: linear in the page's text).
+    pub(crate) fn texts(&self) -> &[String] {
+        self.texts.get_or_init(|| {
+            self.charge(self.nodes().iter().map(|n| n.text.len() as u64 + 1).sum());
+            self.nodes().iter().map(|n| normalise(&n.text)).collect()
+        })
+    }
+
+    pub(crate) fn boxes(&self) -> &Boxes {
+        self.boxes.get_or_init(|| Boxes::new(self.nodes()))
+    }
+
+    /// Units of work done so far: nodes, characters and box pairs looked at.
+    pub fn work(&self) -> u64 {
+        self.work.get()
+    }
+
+    pub(crate) fn charge(&self, units: u64) {
+        self.work.set(self.work.get().saturating_add(units));
     }
 
     /// The string a selector stands for on this page's instruction.
@@ -162,8 +191,23 @@ impl<'a> ExecutionEnv<'a> {
 
     /// The elements of a set, as indices into the observation's nodes, in document order.
     pub fn elements(&self, set: &ElementSet) -> Result<Vec<usize>, ExecutionError> {
+        self.members(set).map(|m| m.to_vec())
+    }
+
+    /// [`Self::elements`], shared from the environment's cache.
+    pub(crate) fn members(&self, set: &ElementSet) -> Result<Rc<Vec<usize>>, ExecutionError> {
+        if let Some(hit) = self.sets.borrow().get(set) {
+            return hit.clone();
+        }
+        let computed = self.compute(set).map(Rc::new);
+        self.sets.borrow_mut().insert(set.clone(), computed.clone());
+        computed
+    }
+
+    fn compute(&self, set: &ElementSet) -> Result<Vec<usize>, ExecutionError> {
         let nodes = self.nodes();
         let all = 0..nodes.len();
+        self.charge(nodes.len() as u64);
         let mut out: Vec<usize> = match &set.kind {
             ElementSetKind::Tag(tag) => all.filter(|&i| nodes[i].tag.eq_ignore_ascii_case(tag)).collect(),
             ElementSetKind::Like(s) | ElementSetKind::Exact(s) => {
@@ -173,30 +217,24 @@ impl<'a> ExecutionEnv<'a> {
                     // An empty string would match every text; it says nothing about the element.
                     Vec::new()
                 } else {
-                    all.filter(|&i| {
-                        let text = normalise(&nodes[i].text);
-                        !text.is_empty() && if exact { text == want } else { text.contains(&want) }
-                    })
-                    .collect()
+                    let texts = self.texts();
+                    if !exact {
+                        self.charge(texts.iter().map(|t| t.len() as u64).sum());
+                    }
+                    all.filter(|&i| !texts[i].is_empty() && if exact { texts[i] == want } else { texts[i].contains(&want) }).collect()
                 }
             }
             ElementSetKind::Near(inner) | ElementSetKind::SameRow(inner) | ElementSetKind::SameCol(inner) => {
-                let anchors = self.elements(inner)?;
-                all.filter(|&i| {
-                    anchors.iter().any(|&a| {
-                        a != i && {
-                            let (x, y) = (&nodes[a].rect, &nodes[i].rect);
-                            let row_gap = gap(x.top, x.top + x.height, y.top, y.top + y.height);
-                            let col_gap = gap(x.left, x.left + x.width, y.left, y.left + y.width);
-                            match set.kind {
-                                ElementSetKind::SameRow(_) => row_gap == 0.0,
-                                ElementSetKind::SameCol(_) => col_gap == 0.0,
-                                _ => (row_gap == 0.0 && col_gap <= NEAR_PX) || (col_gap == 0.0 && row_gap <= NEAR_PX),
-                            }
-                        }
-                    })
-                })
-                .collect()
+                let anchors = self.members(inner)?;
+                let rel = match set.kind {
+                    ElementSetKind::SameRow(_) => Relation::SameRow,
+                    ElementSetKind::SameCol(_) => Relation::SameCol,
+                    _ => Relation::Near,
+                };
+                let mut work = 0;
+                let out = self.boxes().related(&anchors, rel, &mut work);
+                self.charge(work);
+                out
             }
             ElementSetKind::InputElements => all.filter(|&i| nodes[i].tag.starts_with("INPUT") || nodes[i].tag == "TEXTAREA").collect(),
             ElementSetKind::Buttons => {
@@ -214,43 +252,54 @@ impl<'a> ExecutionEnv<'a> {
         Ok(out)
     }
 
+    /// The actions the constraint takes on element `i` of its set (none when the element is not
+    /// of the kind it acts on): the one place that says what each constraint does to an element.
+    /// Terminate and TypeToken act on no set element.
+    pub fn actions_on(&self, c: &Constraint, i: usize) -> Result<Vec<Action>, ExecutionError> {
+        let n = &self.nodes()[i];
+        let field = n.is_leaf() && n.accepts_text();
+        Ok(match c {
+            Constraint::Terminate | Constraint::TypeToken(_) => Vec::new(),
+            Constraint::Click(_) => {
+                if n.is_leaf() && !n.is_text() { vec![Action::Click(n.r#ref)] } else { Vec::new() }
+            }
+            Constraint::Type(_, s) => {
+                let text = self.string(s)?;
+                if field { vec![Action::Type(n.r#ref, text)] } else { Vec::new() }
+            }
+            Constraint::RandomType(_) => {
+                if field {
+                    self.observation.instruction.fields.iter().map(|f| Action::Type(n.r#ref, f.value.clone())).collect()
+                } else {
+                    Vec::new()
+                }
+            }
+            Constraint::Select(_, s) => {
+                let want = self.string(s)?;
+                if n.is_leaf() && n.tag == "SELECT" {
+                    n.options.iter().find(|o| o.trim().eq_ignore_ascii_case(want.trim())).map(|o| Action::Select(n.r#ref, o.clone())).into_iter().collect()
+                } else {
+                    Vec::new()
+                }
+            }
+        })
+    }
+
     /// Every concrete action the constraint allows here (its execution paths). Terminate allows
     /// none; a constraint that cannot be executed is an error.
     pub fn candidates(&self, c: &Constraint) -> Result<Vec<Action>, ExecutionError> {
-        let nodes = self.nodes();
-        let leaf_fields = |set: &ElementSet| -> Result<Vec<NodeRef>, ExecutionError> {
-            Ok(self.elements(set)?.into_iter().filter(|&i| nodes[i].is_leaf() && nodes[i].accepts_text()).map(|i| nodes[i].r#ref).collect())
-        };
         let out: Vec<Action> = match c {
             Constraint::Terminate => return Ok(Vec::new()),
-            Constraint::Click(set) => self
-                .elements(set)?
-                .into_iter()
-                .filter(|&i| nodes[i].is_leaf() && !nodes[i].is_text())
-                .map(|i| Action::Click(nodes[i].r#ref))
-                .collect(),
-            Constraint::Type(set, s) => {
-                let text = self.string(s)?;
-                leaf_fields(set)?.into_iter().map(|r| Action::Type(r, text.clone())).collect()
-            }
-            Constraint::RandomType(set) => {
-                let values: Vec<&str> = self.observation.instruction.fields.iter().map(|f| f.value.as_str()).collect();
-                leaf_fields(set)?.into_iter().flat_map(|r| values.iter().map(move |v| Action::Type(r, v.to_string()))).collect()
-            }
-            Constraint::Select(set, s) => {
-                let want = self.string(s)?;
-                self.elements(set)?
-                    .into_iter()
-                    .filter(|&i| nodes[i].is_leaf() && nodes[i].tag == "SELECT")
-                    .filter_map(|i| {
-                        let option = nodes[i].options.iter().find(|o| o.trim().eq_ignore_ascii_case(want.trim()))?;
-                        Some(Action::Select(nodes[i].r#ref, option.clone()))
-                    })
-                    .collect()
-            }
             Constraint::TypeToken(s) => {
-                let focused = nodes.iter().find(|n| n.focused && n.accepts_text()).ok_or(ExecutionError::NoFocusedElement)?;
+                let focused = self.nodes().iter().find(|n| n.focused && n.accepts_text()).ok_or(ExecutionError::NoFocusedElement)?;
                 vec![Action::Type(focused.r#ref, self.string(s)?)]
+            }
+            Constraint::Click(set) | Constraint::Type(set, _) | Constraint::RandomType(set) | Constraint::Select(set, _) => {
+                let mut out = Vec::new();
+                for &i in self.members(set)?.iter() {
+                    out.extend(self.actions_on(c, i)?);
+                }
+                out
             }
         };
         if out.is_empty() { Err(ExecutionError::NoCandidates) } else { Ok(out) }
@@ -259,17 +308,31 @@ impl<'a> ExecutionEnv<'a> {
     /// Whether the constraint allows `action` here. `RandomType` allows any text typed into one
     /// of its fields, as the authors' consistency check does.
     pub fn consistent(&self, c: &Constraint, action: &Action) -> bool {
-        match (c, action) {
-            (Constraint::RandomType(set), Action::Type(r, _)) => {
-                leaf_refs(self, set).is_some_and(|refs| refs.contains(r))
-                    && self.observation.dom.get(*r).is_some_and(DomNode::accepts_text)
+        let member = |set: &ElementSet| {
+            let target = self.observation.dom.index_of(action.target());
+            target.is_some_and(|t| self.members(set).is_ok_and(|m| m.binary_search(&t).is_ok()))
+        };
+        match c {
+            Constraint::Terminate => false,
+            Constraint::TypeToken(_) => self.candidates(c).is_ok_and(|all| all.contains(action)),
+            Constraint::Click(set) | Constraint::Type(set, _) | Constraint::RandomType(set) | Constraint::Select(set, _) => {
+                member(set) && self.allows_on_member(c, action)
             }
-            // Options are chosen by text or value, in any case (as the environment does).
-            (Constraint::Select(..), Action::Select(r, option)) => self.candidates(c).is_ok_and(|all| {
-                all.iter().any(|a| matches!(a, Action::Select(q, o) if q == r && o.trim().eq_ignore_ascii_case(option.trim())))
-            }),
-            (Constraint::Terminate, _) => false,
-            _ => self.candidates(c).is_ok_and(|all| all.contains(action)),
+        }
+    }
+
+    /// Whether the constraint allows `action`, its target being known to belong to the
+    /// constraint's element set (induction builds sets around the target, so it need not compute
+    /// them whole). `RandomType` takes any text; a chosen option compares as the environment does.
+    pub fn allows_on_member(&self, c: &Constraint, action: &Action) -> bool {
+        let Some(i) = self.observation.dom.index_of(action.target()) else { return false };
+        let Ok(actions) = self.actions_on(c, i) else { return false };
+        match (c, action) {
+            (Constraint::RandomType(_), Action::Type(..)) => self.nodes()[i].is_leaf() && self.nodes()[i].accepts_text(),
+            (Constraint::Select(..), Action::Select(r, option)) => {
+                actions.iter().any(|a| matches!(a, Action::Select(q, o) if q == r && o.trim().eq_ignore_ascii_case(option.trim())))
+            }
+            _ => actions.contains(action),
         }
     }
 
@@ -279,16 +342,6 @@ impl<'a> ExecutionEnv<'a> {
         let all = self.candidates(c).ok()?;
         rng.choose(&all).cloned()
     }
-}
-
-fn leaf_refs(env: &ExecutionEnv, set: &ElementSet) -> Option<Vec<NodeRef>> {
-    let nodes = env.nodes();
-    Some(env.elements(set).ok()?.into_iter().filter(|&i| nodes[i].is_leaf()).map(|i| nodes[i].r#ref).collect())
-}
-
-/// Distance between intervals [a0, a1] and [b0, b1]; 0 when they overlap or touch.
-fn gap(a0: f32, a1: f32, b0: f32, b1: f32) -> f32 {
-    (a0.max(b0) - a1.min(b1)).max(0.0)
 }
 
 /// Text as `Like`/`Exact` compare it: punctuation and whitespace removed, lower case.

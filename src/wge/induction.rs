@@ -11,6 +11,7 @@ use crate::demo::DemoStep;
 use crate::env::{Action, DomGraph, DomNode, NodeRef, NodeValue, Observation};
 
 use super::constraint::{Constraint, ElementSet, ElementSetKind, ExecutionEnv, StringSelector, normalise};
+use super::neighbours::Relation;
 
 /// The induction's bounds, as the authors' `chunk-shortcut` parser sets them
 /// (reference-implementations.md §2.3).
@@ -23,11 +24,22 @@ pub struct InductionConfig {
     pub max_leaves: usize,
     /// Page text gives literal strings of 1 to this many words.
     pub max_ngram: usize,
+    /// Most work one step's search may take (nodes, characters and box pairs looked at; ours,
+    /// not the paper's): the grammar grows with the page's words, so a hostile page could make
+    /// one step take minutes. The published demonstrations' steps take at most 105,082, about a
+    /// fiftieth of it (docs/wge.md); a step that runs out keeps the steps found so far and is
+    /// listed in [`WorkflowLattice::cut_short`].
+    #[serde(default = "default_max_work")]
+    pub max_work: u64,
+}
+
+fn default_max_work() -> u64 {
+    InductionConfig::default().max_work
 }
 
 impl Default for InductionConfig {
     fn default() -> Self {
-        InductionConfig { max_skip: 5, max_leaves: 8, max_ngram: 3 }
+        InductionConfig { max_skip: 5, max_leaves: 8, max_ngram: 3, max_work: 5_000_000 }
     }
 }
 
@@ -53,6 +65,10 @@ pub struct LatticeEdge {
 pub struct WorkflowLattice {
     pub steps: usize,
     pub edges: Vec<LatticeEdge>,
+    /// Steps whose search for workflow steps ran out of [`InductionConfig::max_work`] (their
+    /// edges hold what was found before).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cut_short: Vec<usize>,
 }
 
 impl WorkflowLattice {
@@ -99,41 +115,100 @@ pub(crate) fn typing_absorbs_click(prev: &Action, next: &Action) -> bool {
 /// Induces the lattice of a demonstration: `steps` (observation before each action, and the
 /// action) and, when known, the observation after the last action.
 pub fn induce(steps: &[DemoStep], final_observation: Option<&Observation>, config: &InductionConfig) -> WorkflowLattice {
-    let n = steps.len();
-    let state = |i: usize| -> Option<&Observation> { if i < n { Some(&steps[i].observation) } else { final_observation } };
-    let mut edges = Vec::new();
-    for (i, step) in steps.iter().enumerate() {
+    let mut induction = Induction::new(steps, final_observation, config);
+    while induction.next_step() {}
+    induction.finish()
+}
+
+/// Induction one lattice vertex at a time, so that a caller on a page's main thread can yield
+/// between vertices ([`induce`] runs it through).
+pub struct Induction<'a> {
+    steps: &'a [DemoStep],
+    final_observation: Option<&'a Observation>,
+    config: &'a InductionConfig,
+    next: usize,
+    lattice: WorkflowLattice,
+    /// The most work one vertex's search took so far (for the budget's sizing).
+    peak_work: u64,
+}
+
+impl<'a> Induction<'a> {
+    pub fn new(steps: &'a [DemoStep], final_observation: Option<&'a Observation>, config: &'a InductionConfig) -> Self {
+        let lattice = WorkflowLattice { steps: steps.len(), edges: Vec::new(), cut_short: Vec::new() };
+        Induction { steps, final_observation, config, next: 0, lattice, peak_work: 0 }
+    }
+
+    /// Vertices done so far, of [`Self::len`].
+    pub fn done(&self) -> usize {
+        self.next
+    }
+
+    pub fn len(&self) -> usize {
+        self.steps.len()
+    }
+
+    /// The most work one vertex's search has taken ([`InductionConfig::max_work`] bounds it).
+    pub fn peak_work(&self) -> u64 {
+        self.peak_work
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.steps.is_empty()
+    }
+
+    fn state(&self, i: usize) -> Option<&'a Observation> {
+        if i < self.steps.len() { Some(&self.steps[i].observation) } else { self.final_observation }
+    }
+
+    /// Induces the next vertex's edges; false once every vertex is done.
+    pub fn next_step(&mut self) -> bool {
+        let (i, config, n) = (self.next, self.config, self.steps.len());
+        let Some(step) = self.steps.get(i) else { return false };
         let obs = &step.observation;
         // The demonstrated action, on leaves when it hit a container.
         let mut actions = expand_to_leaves(&obs.dom, &step.action, config.max_leaves);
         // What actually changed, when exactly one element did.
-        if let Some(inferred) = state(i + 1).and_then(|next| inferred_action(&obs.dom, &next.dom))
+        if let Some(inferred) = self.state(i + 1).and_then(|next| inferred_action(&obs.dom, &next.dom))
             && !actions.contains(&inferred)
         {
             actions.push(inferred);
         }
+        // One environment for the step: its element sets are computed once, its work counted
+        // against the step's budget.
+        let env = ExecutionEnv::new(obs, None);
         let mut programs: Vec<Constraint> = Vec::new();
         let mut seen = HashSet::new();
+        let mut cut = false;
         for a in &actions {
-            for p in consistent_programs(obs, a, config) {
+            for p in programs_for(&env, a, config, &mut cut) {
                 if seen.insert(p.clone()) {
                     programs.push(p);
                 }
             }
         }
+        if cut {
+            self.lattice.cut_short.push(i);
+        }
+        self.peak_work = self.peak_work.max(env.work());
+        let start = self.lattice.edges.len();
         if !programs.is_empty() {
-            edges.push(LatticeEdge { from: i, to: i + 1, kind: EdgeKind::Act(programs) });
+            self.lattice.edges.push(LatticeEdge { from: i, to: i + 1, kind: EdgeKind::Act(programs) });
         }
         for j in i + 1..=(i + config.max_skip).min(n) {
-            if state(j).is_some_and(|later| dom_diff(&obs.dom, &later.dom).is_empty()) {
-                edges.push(LatticeEdge { from: i, to: j, kind: EdgeKind::Skip });
+            if self.state(j).is_some_and(|later| dom_diff(&obs.dom, &later.dom).is_empty()) {
+                self.lattice.edges.push(LatticeEdge { from: i, to: j, kind: EdgeKind::Skip });
             }
         }
-        if !edges.iter().any(|e| e.from == i) {
-            edges.push(LatticeEdge { from: i, to: i + 1, kind: EdgeKind::Skip });
+        if self.lattice.edges.len() == start {
+            self.lattice.edges.push(LatticeEdge { from: i, to: i + 1, kind: EdgeKind::Skip });
         }
+        self.next += 1;
+        self.next < n
     }
-    WorkflowLattice { steps: n, edges }
+
+    pub fn finish(self) -> WorkflowLattice {
+        self.lattice
+    }
 }
 
 /// A click or type on an element with children stands for the same action on each of its
@@ -181,13 +256,22 @@ enum NodeKey {
 }
 
 fn keyed(dom: &DomGraph) -> BTreeMap<NodeKey, &DomNode> {
+    // Each node's place among its parent's children, in one pass.
+    let mut place = vec![0; dom.nodes.len()];
+    for n in &dom.nodes {
+        for (k, &c) in n.children.iter().enumerate() {
+            if let Some(p) = place.get_mut(c) {
+                *p = k;
+            }
+        }
+    }
     dom.nodes
         .iter()
         .enumerate()
         .map(|(i, n)| {
             let key = if n.is_text() {
                 let parent = n.parent.map(|p| &dom.nodes[p]);
-                NodeKey::Text(parent.map(|p| p.r#ref), parent.map_or(0, |p| p.children.iter().position(|&c| c == i).unwrap_or(0)))
+                NodeKey::Text(parent.map(|p| p.r#ref), parent.map_or(0, |_| place[i]))
             } else {
                 NodeKey::Element(n.r#ref)
             };
@@ -206,12 +290,13 @@ fn same_content(a: &DomNode, b: &DomNode) -> bool {
 pub fn dom_diff(before: &DomGraph, after: &DomGraph) -> Vec<NodeRef> {
     let (a, b) = (keyed(before), keyed(after));
     let mut changed = Vec::new();
+    let mut noted = HashSet::new();
     let mut note = |k: &NodeKey, n: &DomNode| {
         let r = match k {
             NodeKey::Element(r) => *r,
             NodeKey::Text(p, _) => p.unwrap_or(n.r#ref),
         };
-        if !changed.contains(&r) {
+        if noted.insert(r) {
             changed.push(r);
         }
     };
@@ -246,17 +331,21 @@ fn inferred_action(before: &DomGraph, after: &DomGraph) -> Option<Action> {
 }
 
 /// Literal strings the page offers: every 1- to `max_ngram`-word run of each element's text,
-/// punctuation dropped.
-fn page_strings(obs: &Observation, max_ngram: usize) -> Vec<String> {
+/// punctuation dropped; the words read are charged to `env`, and reading stops at `max_work`.
+fn page_strings(env: &ExecutionEnv, max_ngram: usize, max_work: u64) -> Vec<String> {
     let mut out = Vec::new();
     let mut seen = HashSet::new();
-    for n in &obs.dom.nodes {
+    for n in &env.observation.dom.nodes {
+        if env.work() > max_work {
+            break;
+        }
         let words: Vec<String> = n
             .text
             .split_whitespace()
             .map(|w| w.chars().filter(|c| !c.is_ascii_punctuation()).collect::<String>())
             .filter(|w| !w.is_empty())
             .collect();
+        env.charge((n.text.len() + words.len() * max_ngram) as u64 + 1);
         for len in 1..=max_ngram.min(words.len()) {
             for start in 0..=words.len() - len {
                 let s = words[start..start + len].join(" ");
@@ -277,11 +366,14 @@ fn typed_strings(obs: &Observation, text: &str) -> Vec<StringSelector> {
     if !ins.fields.is_empty() {
         return ins.fields.iter().enumerate().filter(|(_, f)| same(&f.value)).map(|(i, _)| StringSelector::Field(i)).collect();
     }
-    let n = ins.tokens.len();
-    (1..=n)
-        .flat_map(|len| (0..=n - len).map(move |start| (start, start + len)))
-        .filter(|&(start, end)| ins.tokens[start..end].join(" ") == text)
-        .map(|(start, end)| StringSelector::Utterance { start, end })
+    // Tokens hold no spaces, so only spans of as many tokens as the text has words can spell it.
+    let (n, len) = (ins.tokens.len(), text.split(' ').count());
+    if text.is_empty() || len > n {
+        return Vec::new();
+    }
+    (0..=n - len)
+        .filter(|&start| ins.tokens[start..start + len].join(" ") == text)
+        .map(|start| StringSelector::Utterance { start, end: start + len })
         .take(1)
         .collect()
 }
@@ -291,11 +383,19 @@ fn typed_strings(obs: &Observation, text: &str) -> Vec<StringSelector> {
 /// strings (literals and field values), and one level of Near/SameRow/SameCol over those, both
 /// unfiltered and filtered by the acted-on element's classes.
 pub fn consistent_programs(obs: &Observation, action: &Action, config: &InductionConfig) -> Vec<Constraint> {
-    let env = ExecutionEnv::new(obs, None);
+    programs_for(&ExecutionEnv::new(obs, None), action, config, &mut false)
+}
+
+/// [`consistent_programs`] on `env`'s observation. Only sets holding the acted-on element matter,
+/// so a spatial set is tested from the element's side (is one of the base set's elements its
+/// neighbour?) rather than computed whole; `cut` is set when the step's work passes
+/// `config.max_work` and the rest of the grammar is left unsearched.
+fn programs_for(env: &ExecutionEnv, action: &Action, config: &InductionConfig, cut: &mut bool) -> Vec<Constraint> {
+    let obs = env.observation;
     let Some(target_index) = obs.dom.index_of(action.target()) else { return Vec::new() };
     let target = &obs.dom.nodes[target_index];
     let fields = &obs.instruction.fields;
-    let mut strings: Vec<StringSelector> = page_strings(obs, config.max_ngram).into_iter().map(StringSelector::Literal).collect();
+    let mut strings: Vec<StringSelector> = page_strings(env, config.max_ngram, config.max_work).into_iter().map(StringSelector::Literal).collect();
     strings.extend((0..fields.len()).map(StringSelector::Field));
     // The utterance's 1- to max_ngram-token spans (the authors' UtteranceSelector): the only goal
     // strings of a task without fields, and the only way to name one item of a field that lists
@@ -308,43 +408,41 @@ pub fn consistent_programs(obs: &Observation, action: &Action, config: &Inductio
     let mut tags: Vec<&str> = obs.dom.nodes.iter().map(|n| n.tag.as_str()).collect();
     tags.sort();
     tags.dedup();
-    let mut base: Vec<ElementSet> = tags.iter().map(|t| ElementSet::tag(t)).collect();
-    for s in &strings {
-        // Sets that match nothing on the demonstration page cannot contain the target, and
-        // sets from strings with no letters or digits match nothing at all.
-        if normalise(&env.string(s).unwrap_or_default()).is_empty() {
-            continue;
-        }
-        base.push(ElementSet::like(s.clone()));
-        base.push(ElementSet::exact(s.clone()));
-    }
-    let members = |set: &ElementSet| env.elements(set).unwrap_or_default();
+    let base = tags.iter().map(|t| ElementSet::tag(t)).chain(strings.iter().flat_map(|s| {
+        // Sets from strings with no letters or digits match nothing at all.
+        let usable = !normalise(&env.string(s).unwrap_or_default()).is_empty();
+        usable.then(|| [ElementSet::like(s.clone()), ElementSet::exact(s.clone())]).into_iter().flatten()
+    }));
 
     let mut sets: Vec<ElementSet> = Vec::new();
     let classes = (!target.classes.is_empty()).then(|| target.classes.clone());
-    for b in &base {
-        let m = members(b);
+    let boxes = env.boxes();
+    for b in base {
+        if env.work() > config.max_work {
+            *cut = true;
+            break;
+        }
+        let Ok(m) = env.members(&b) else { continue };
         if m.is_empty() {
             continue;
         }
-        if m.contains(&target_index) {
+        if m.binary_search(&target_index).is_ok() {
             sets.push(b.clone());
         }
-        let wrap = |kind: ElementSetKind| -> Vec<ElementSet> {
-            let mut v = vec![ElementSet::new(kind.clone())];
-            if let Some(c) = &classes {
-                v.push(ElementSet::with_classes(kind, c.clone()));
-            }
-            v
-        };
-        for kind in [
-            ElementSetKind::Near(Box::new(b.clone())),
-            ElementSetKind::SameRow(Box::new(b.clone())),
-            ElementSetKind::SameCol(Box::new(b.clone())),
+        env.charge(3 * m.len() as u64);
+        for (rel, kind) in [
+            (Relation::Near, ElementSetKind::Near(Box::new(b.clone()))),
+            (Relation::SameRow, ElementSetKind::SameRow(Box::new(b.clone()))),
+            (Relation::SameCol, ElementSetKind::SameCol(Box::new(b.clone()))),
         ] {
-            for set in wrap(kind) {
-                if members(&set).contains(&target_index) {
-                    sets.push(set);
+            // The set holds the target when one of b's elements relates to it; filtered by the
+            // target's own classes, it still does.
+            if m.iter().any(|&a| boxes.relates(a, target_index, rel)) {
+                if let Some(c) = &classes {
+                    sets.push(ElementSet::new(kind.clone()));
+                    sets.push(ElementSet::with_classes(kind, c.clone()));
+                } else {
+                    sets.push(ElementSet::new(kind));
                 }
             }
         }
@@ -373,7 +471,8 @@ pub fn consistent_programs(obs: &Observation, action: &Action, config: &Inductio
             Action::SetValue(..) => {}
         }
     }
-    programs.retain(|p| env.consistent(p, action));
+    // Every set holds the target, so whether a step allows the action is decided on the target.
+    programs.retain(|p| env.allows_on_member(p, action));
     programs
 }
 
@@ -508,5 +607,40 @@ mod tests {
         let mut focused = a.clone();
         focused.nodes.iter_mut().for_each(|n| n.focused = !n.focused);
         assert!(dom_diff(a, &focused).is_empty());
+    }
+
+    /// A page of `n` buttons in rows of four, each with `words` distinct words, the first clicked.
+    fn wordy_page(n: usize, words: usize) -> DemoStep {
+        let mut nodes = vec![DomNode { r#ref: 1, parent: None, tag: "BODY".into(), ..DomNode::default() }];
+        for i in 0..n {
+            let rect = crate::env::Rect { left: (i % 4) as f32 * 40.0, top: 50.0 + (i / 4) as f32 * 20.0, width: 38.0, height: 18.0 };
+            let text = (0..words).map(|w| format!("w{i}x{w}")).collect::<Vec<_>>().join(" ");
+            nodes.push(DomNode { r#ref: 2 + i as u32, parent: Some(0), tag: "BUTTON".into(), text, rect, ..DomNode::default() });
+            nodes[0].children.push(i + 1);
+        }
+        let observation = Observation { dom: DomGraph { nodes, truncated: 0 }, ..Default::default() };
+        DemoStep { observation, action: Action::Click(2) }
+    }
+
+    #[test]
+    fn a_step_of_a_huge_page_is_searched_within_the_budget_and_says_so() {
+        let config = InductionConfig::default();
+        // 1,000 buttons of 60 distinct words: 180,000 strings, each a Like and an Exact set over
+        // the whole page; unbounded, this one step would take minutes.
+        let step = wordy_page(1000, 60);
+        let mut induction = Induction::new(std::slice::from_ref(&step), None, &config);
+        while induction.next_step() {}
+        // Bounded: the budget, plus at most one set's worth of work past it.
+        assert!(induction.peak_work() < config.max_work + 2_000_000, "{}", induction.peak_work());
+        let lattice = induction.finish();
+        assert_eq!(lattice.cut_short, [0]);
+        // What was searched first is kept: the tag, and the target's own words.
+        let shown = shown(&lattice, 0);
+        assert!(shown.contains(&"Click(Tag(\"BUTTON\"))".to_string()));
+        assert!(shown.contains(&"Click(Like(\"w0x0\"))".to_string()), "{shown:?}");
+        // A page within the budget is searched whole.
+        let small = wordy_page(40, 3);
+        let lattice = induce(std::slice::from_ref(&small), None, &config);
+        assert!(lattice.cut_short.is_empty());
     }
 }

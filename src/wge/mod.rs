@@ -5,6 +5,7 @@
 
 pub mod demo_import;
 pub mod constraint;
+pub mod neighbours;
 pub mod induction;
 pub mod config;
 pub mod policy;

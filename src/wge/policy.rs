@@ -167,6 +167,13 @@ impl WorkflowPolicy {
     /// the page after the last (lets induction see what the last action changed).
     pub fn add_demonstration(&mut self, steps: &[DemoStep], final_observation: Option<&Observation>) -> usize {
         let lattice = induce(steps, final_observation, &self.config.induction);
+        self.add_induced(steps, lattice)
+    }
+
+    /// [`Self::add_demonstration`] with its lattice already induced (by `induce` with this
+    /// policy's `config.induction`, perhaps a vertex at a time between a page's frames).
+    pub fn add_induced(&mut self, steps: &[DemoStep], lattice: WorkflowLattice) -> usize {
+        assert_eq!(lattice.steps, steps.len(), "a lattice has one vertex per demonstrated step");
         let instruction = steps.first().map(|s| s.observation.instruction.clone()).unwrap_or_default();
         let field_keys = instruction.fields.iter().map(|f| f.key.clone()).collect();
         let positions = (0..lattice.steps).map(|v| self.initial_position(&lattice, v, &steps[v].observation)).collect();
@@ -493,7 +500,7 @@ mod tests {
             Constraint::Click(ElementSet::exact(lit("b"))),
             Constraint::Click(ElementSet::exact(lit("c"))),
         ];
-        let lattice = WorkflowLattice { steps: 1, edges: vec![LatticeEdge { from: 0, to: 1, kind: EdgeKind::Act(programs) }] };
+        let lattice = WorkflowLattice { steps: 1, edges: vec![LatticeEdge { from: 0, to: 1, kind: EdgeKind::Act(programs) }], cut_short: Vec::new() };
         let options = vec![
             PositionOption { edge: 0, program: Some(0), paths: 3 },
             PositionOption { edge: 0, program: Some(1), paths: 1 },

@@ -1,7 +1,8 @@
 //! The WGE view's session as it is kept: the demonstrations of one task (each with the
-//! observations it was induced from), the workflow policy over them, the exploration tally and
-//! the run's log, written to the browser's store as JSON and read back as any file is, checked
-//! (`State::restore`). The view's edge (`web::wge`) drives it; this room only keeps it.
+//! observations it was induced from) and their lattices, the workflow policy over them, the
+//! exploration tally and the run's log, written to the browser's store as JSON and read back as
+//! any file is, checked (`State::restore_with`). The view's edge (`web::wge`) drives it; this
+//! room only keeps it, so it is tested and fuzzed natively.
 
 use serde::{Deserialize, Serialize};
 
@@ -9,6 +10,8 @@ use crate::demo::{DemoStep, MAX_DEMO_BYTES};
 use crate::env::{Observation, TaskSpec};
 use crate::share::{WgeEvent, WgeTimed};
 use crate::wge::config::WgeConfig;
+use crate::wge::demo_import::check_demo_size;
+use crate::wge::induction::{InductionConfig, WorkflowLattice, induce};
 use crate::wge::policy::WorkflowPolicy;
 
 /// Version of the view's saved state; a record of another version is refused and kept.
@@ -58,11 +61,11 @@ pub struct Played {
 }
 
 impl Entry {
+    /// Whether the session can take it: sizes first (before anything reads its pages), then its
+    /// pages' structure, a task of the lab's, and at least one action.
     pub fn check(&self) -> Result<(), String> {
+        check_demo_size(self.steps.len(), self.steps.iter().map(|s| &s.observation).chain(self.final_observation.as_ref()))?;
         TaskSpec::builtin(&self.task).map_err(|_| format!("the lab has no task \"{}\"", self.task))?;
-        for o in self.steps.iter().map(|s| &s.observation).chain(self.final_observation.as_ref()) {
-            o.dom.validate()?;
-        }
         if self.steps.is_empty() {
             return Err("it has no actions".into());
         }
@@ -132,6 +135,8 @@ pub struct RunLog {
 pub struct State {
     pub task: Option<String>,
     pub demos: Vec<Entry>,
+    /// Each demonstration's induced lattice (induced once: the policy starts afresh from them).
+    pub lattices: Vec<WorkflowLattice>,
     /// The workflow policy over the demonstrations, in their order (it induces their lattices).
     pub policy: WorkflowPolicy,
     pub policy_seed: u64,
@@ -152,6 +157,7 @@ impl State {
         State {
             task: None,
             demos: Vec::new(),
+            lattices: Vec::new(),
             policy: WorkflowPolicy::new(WgeConfig::default(), policy_seed),
             policy_seed,
             tally: Tally::default(),
@@ -168,33 +174,63 @@ impl State {
 }
 
 impl State {
-    /// Adds a demonstration of the session's task (the first one sets it).
-    pub fn add(&mut self, e: Entry) -> Result<usize, String> {
-        e.check().map_err(|why| format!("{}: {why}", e.label))?;
+    /// Whether the session can take `e` ("label: why" when not): it is sound and of the
+    /// session's task, and there is room.
+    pub fn can_take(&self, e: &Entry) -> Result<(), String> {
+        self.why_not(e).map_err(|why| format!("{}: {why}", e.label))
+    }
+
+    pub fn why_not(&self, e: &Entry) -> Result<(), String> {
+        e.check()?;
         if let Some(t) = &self.task
             && !self.demos.is_empty()
             && *t != e.task
         {
-            return Err(format!(
-                "{} is a demonstration of {}, but this session learns {t}: clear the demonstrations or pick {} first",
-                e.label, e.task, e.task
-            ));
+            return Err(format!("it is a demonstration of {}, but this session learns {t}: clear the demonstrations or pick {} first", e.task, e.task));
         }
         if self.demos.len() >= MAX_DEMOS {
             return Err(format!("a session holds at most {MAX_DEMOS} demonstrations"));
         }
+        Ok(())
+    }
+
+    /// Adds a demonstration of the session's task (the first one sets it), inducing its lattice
+    /// here (the app's own recordings: bounded by the reader's pages).
+    pub fn add(&mut self, e: Entry) -> Result<usize, String> {
+        self.can_take(&e)?;
+        let lattice = induce(&e.steps, e.final_observation.as_ref(), &self.policy.config.induction);
+        self.add_induced(e, lattice)
+    }
+
+    /// Adds a demonstration whose lattice was induced already (with the policy's settings).
+    pub fn add_induced(&mut self, e: Entry, lattice: WorkflowLattice) -> Result<usize, String> {
+        self.can_take(&e)?;
         self.task = Some(e.task.clone());
-        self.policy.add_demonstration(&e.steps, e.final_observation.as_ref());
+        self.policy.add_induced(&e.steps, lattice.clone());
         self.demos.push(e);
+        self.lattices.push(lattice);
         self.log(WgeEvent::Demo);
         Ok(self.demos.len() - 1)
+    }
+
+    pub fn remove(&mut self, index: usize) {
+        if index < self.demos.len() {
+            self.demos.remove(index);
+            self.lattices.remove(index);
+        }
+    }
+
+    pub fn clear(&mut self) {
+        self.demos.clear();
+        self.lattices.clear();
+        self.task = None;
     }
 
     /// A fresh policy over the current demonstrations, and exploration counted from zero.
     pub fn reset_policy(&mut self) {
         self.policy = WorkflowPolicy::new(WgeConfig::default(), self.policy_seed);
-        for e in &self.demos {
-            self.policy.add_demonstration(&e.steps, e.final_observation.as_ref());
+        for (e, lattice) in self.demos.iter().zip(&self.lattices) {
+            self.policy.add_induced(&e.steps, lattice.clone());
         }
         self.tally = Tally { next_seed: self.tally.next_seed, ..Tally::default() };
         let at = WgeTimed { at: 0, event: WgeEvent::Demo };
@@ -204,7 +240,7 @@ impl State {
 
 
 /// Largest saved session read, and so the largest one written (`State::save` refuses to write
-/// one that `State::restore` would refuse to read).
+/// one that `State::restore_with` would refuse to read).
 pub const MAX_SESSION_BYTES: usize = 2 * MAX_DEMO_BYTES;
 
 impl State {
@@ -233,24 +269,28 @@ impl State {
     }
 
     /// A saved session read back, checked as any file is: a record of another version or a
-    /// damaged one is refused with a message. Each demonstration is added again (and checked),
-    /// so its lattice is induced anew; the saved workflow policy's weights come back only when
-    /// its lattices are the ones the demonstrations induce now (the `bool`). DOMNet's saved
-    /// state is given back for the caller to restore from its checkpoint.
-    pub fn restore(json: &str) -> Result<(State, bool, Option<SavedNeural>), String> {
+    /// damaged one is refused with a message. Each saved demonstration is checked as a file is
+    /// (sizes first), its lattice induced again by `induce_with` (the page's induces in slices
+    /// that let the browser in), and the saved weights kept only when they fit (the `bool`).
+    /// DOMNet's saved state is given back for the caller to restore from its checkpoint.
+    pub async fn restore_with(
+        json: String,
+        mut induce_with: impl AsyncFnMut(&[DemoStep], Option<&Observation>, &InductionConfig) -> WorkflowLattice,
+    ) -> Result<(State, bool, Option<SavedNeural>), String> {
         if json.len() > MAX_SESSION_BYTES {
             return Err("the saved WGE session is too large to be one of this lab's".into());
         }
-        let saved: Saved = serde_json::from_str(json).map_err(|e| format!("the saved WGE session is damaged: {e}"))?;
+        let saved: Saved = serde_json::from_str(&json).map_err(|e| format!("the saved WGE session is damaged: {e}"))?;
+        drop(json);
         if saved.format != WGE_VIEW_FORMAT {
             return Err(format!("the saved WGE session has format {} (this lab reads {WGE_VIEW_FORMAT})", saved.format));
         }
-        if saved.demos.len() > MAX_DEMOS {
-            return Err(format!("the saved WGE session is damaged: it holds {} demonstrations (at most {MAX_DEMOS})", saved.demos.len()));
-        }
         let mut fresh = State::default();
+        let damaged = |why: String| format!("the saved WGE session is damaged: {why}");
         for e in saved.demos {
-            fresh.add(e).map_err(|why| format!("the saved WGE session is damaged: {why}"))?;
+            fresh.can_take(&e).map_err(damaged)?;
+            let lattice = induce_with(&e.steps, e.final_observation.as_ref(), &fresh.policy.config.induction).await;
+            fresh.add_induced(e, lattice).map_err(damaged)?;
         }
         fresh.tally = saved.tally;
         if fresh.tally.recent.len() > SUCCESS_WINDOW || fresh.tally.successes > fresh.tally.episodes {
@@ -270,6 +310,11 @@ impl State {
         fresh.run = saved.run.filter(|_| resumed || fresh.tally.episodes == 0);
         fresh.log(WgeEvent::Reload);
         Ok((fresh, resumed, saved.neural))
+    }
+
+    /// [`Self::restore_with`] inducing each lattice at once (native callers, tests, fuzzing).
+    pub fn restore(json: &str) -> Result<(State, bool, Option<SavedNeural>), String> {
+        crate::util::block_on(Self::restore_with(json.to_string(), async |steps, last, cfg| induce(steps, last, cfg)))
     }
 }
 
@@ -332,7 +377,7 @@ mod tests {
             let d = v["demos"][0].clone();
             v["demos"] = serde_json::Value::Array(vec![d; MAX_DEMOS + 1]);
         });
-        assert!(many.contains("51 demonstrations"), "{many}");
+        assert!(many.contains("at most 50 demonstrations"), "{many}");
         assert!(State::restore("{").err().unwrap().contains("damaged"));
     }
 }

@@ -5,7 +5,8 @@
 //
 //   node tests/e2e/bench-dqn.mjs [--tasks a,b] [--backends cpu,webgpu] [--easy-budget 5000]
 //        [--medium-budget 50000] [--webgpu-budget 1000] [--config JSON] [--seed N] [--log-every S]
-//        [--preset paper|reference-code|code-sizes|fast-tab]
+//        [--preset paper|reference-code|code-sizes|fast-tab] [--pages lab|miniwob]
+//        (--pages miniwob: the real MiniWoB++ pages of those names; a name miniwob/<task> also does)
 //   node tests/e2e/bench-dqn.mjs --multitask [--budget 100000] [--minutes M] [--backends cpu]
 //        (--minutes: stop after M minutes of training, e.g. 20 for issue #16's goal)
 //   node tests/e2e/bench-dqn.mjs --update-profile [--updates 100] [--batch 128] [--preset P]
@@ -27,6 +28,8 @@ const { values: args } = parseArgs({
     multitask: { type: 'boolean', default: false },
     budget: { type: 'string', default: '100000' },
     minutes: { type: 'string', default: '0' }, // 0: no cap on training time
+    // Which pages the tasks are: the lab's own, or the real MiniWoB++ pages of the same names.
+    pages: { type: 'string', default: 'lab' },
     config: { type: 'string', default: '{}' },
     // reference-code: DqnConfig::reference_code(), every choice of the authors' code;
     // code-sizes: DqnConfig::code_sizes(), the paper's with the code's smaller network (37-d
@@ -92,14 +95,18 @@ try {
     await server.close();
     process.exit(0);
   }
-  const runs = args.multitask ? [PAPER_9] : args.tasks.split(',').filter(Boolean).map((t) => [t]);
+  if (!['lab', 'miniwob'].includes(args.pages)) throw new Error(`--pages lab or miniwob, not ${args.pages}`);
+  const page_ = (t) => (args.pages === 'miniwob' && !t.startsWith('miniwob/') ? `miniwob/${t}` : t);
+  const runs = (args.multitask ? [PAPER_9] : args.tasks.split(',').filter(Boolean).map((t) => [t])).map((ts) => ts.map(page_));
+  // The class (and so the budget) of a real page is the lab's task's of that name.
+  const classOf = (t) => infos.find((x) => x.name === t.replace(/^miniwob\//, ''))?.difficulty;
 
   for (const backend of backends) {
     for (const tasks of runs) {
       let frames;
       if (args.multitask) frames = Number(args.budget);
       else if (backend === 'webgpu') frames = Number(args['webgpu-budget']);
-      else frames = Number(infos.find((t) => t.name === tasks[0])?.difficulty === 'easy' ? args['easy-budget'] : args['medium-budget']);
+      else frames = Number(classOf(tasks[0]) === 'easy' ? args['easy-budget'] : args['medium-budget']);
       console.log(`\n${tasks.length > 1 ? `${tasks.length} tasks` : tasks[0]} on ${backend}, budget ${frames} steps`);
       const r = await trainInPage(page, {
         tasks, frames, backend, config, seed: Number(args.seed), stopWhenSolved: true, logEveryS: Number(args['log-every']),

@@ -38,7 +38,7 @@ export async function webgpuInfo(page) {
 const logExposed = new WeakSet();
 
 // Trains in the page and returns a summary. Options:
-//   tasks: [name...]; frames: step budget (all tasks together); backend: 'cpu'|'webgpu'|'auto';
+//   tasks: [name...] (the lab's, or miniwob/<name> for the real MiniWoB++ page); frames: step budget (all tasks together); backend: 'cpu'|'webgpu'|'auto';
 //   config: partial DqnConfig (the rest follows the paper's preset for the tasks); seed;
 //   stopWhenSolved: stop once every task reached 90% over its last 100 episodes, after
 //   `afterSolved` more steps; evalEpisodes: greedy held-out evaluation at the end;
@@ -104,7 +104,10 @@ export async function trainInPage(page, opts, log = (line) => console.log(line))
     };
     const session = new TrainingSession(lab, { frameOffset });
     const request = {
-      tasks: o.tasks.map((name) => ({ source: 'builtin', name })),
+      // `miniwob/<name>` is the real MiniWoB++ page (src/env/miniwob.rs), any other name the lab's.
+      tasks: o.tasks.map((name) => (name.startsWith('miniwob/')
+        ? { source: 'external', base_url: 'miniwob/html/miniwob/', name: name.slice('miniwob/'.length) }
+        : { source: 'builtin', name })),
       frames: o.frames, seed: o.seed ?? 1, backend: o.backend || 'cpu', config: o.config || {},
       snapshot_every_s: o.snapshotEveryS ?? 10, snapshot_replay: o.snapshotReplay ?? 2000,
       eval_episodes: o.evalEpisodes || 0, checkpoint_half: Boolean(o.checkpointHalf), checkpoint_at_end: Boolean(o.checkpoint),

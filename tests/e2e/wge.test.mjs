@@ -12,7 +12,7 @@
 // Run by scripts/test.sh after `trunk build`: node --test tests/e2e/
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openApp } from './browser.mjs';
@@ -72,6 +72,27 @@ test('the WGE view imports a demonstration, shows its lattice and explores with 
   assert.ok(card.steps[0].some((t) => /^type the username into /.test(t)), JSON.stringify(card.steps[0]));
   assert.ok(card.weights.length > 0 && card.weights.every((w) => w >= 0 && w <= 1));
   await page.screenshot({ path: join(shots, 'wge-imported.png') });
+
+  // Several files at once: each is listed with what was imported or refused and why, and only
+  // what fits the session is added (an empty recording; another task's; a file that is no demo).
+  const fixture = (name) => ({ name, mimeType: 'application/json', buffer: readFileSync(join(here, '..', 'fixtures', 'wge', name)) });
+  await page.setInputFiles('#wge-import', [
+    fixture('no-states_login-user.json'),
+    fixture('use-autocomplete_no-task-name.json'),
+    { name: 'notes.json', mimeType: 'application/json', buffer: Buffer.from('[1, 2]') },
+  ]);
+  await page.waitForFunction(() => !document.getElementById('wge-import-report').hidden && document.querySelectorAll('#wge-import-report li').length === 3, null, WAIT);
+  const report = await page.evaluate(() => ({
+    summary: document.querySelector('#wge-import-report summary').textContent,
+    rows: [...document.querySelectorAll('#wge-import-report li')].map((li) => [li.className, li.textContent]),
+  }));
+  assert.equal(report.summary, '3 files: 0 imported, 3 refused', JSON.stringify(report));
+  assert.deepEqual(report.rows.map((r) => r[0]), ['refused', 'refused', 'refused']);
+  assert.match(report.rows[0][1], /^no-states_login-user\.json — refused: it recorded no states/);
+  assert.match(report.rows[1][1], /^notes\.json — refused: not a WGE\/MiniWoB\+\+ demonstration: the file is not a JSON object/);
+  assert.match(report.rows[2][1], /^use-autocomplete_no-task-name\.json — refused: it is a demonstration of use-autocomplete, but this session learns login-user/);
+  assert.equal(await page.evaluate(() => document.querySelectorAll('#wge-demos .wge-demo').length), 1);
+  await page.screenshot({ path: join(shots, 'wge-import-report.png') });
 
   // Exploration: a few episodes, each shown on its page with the matched elements drawn.
   await page.fill('#wge-episodes', String(EPISODES));

@@ -58,6 +58,11 @@ pub fn scripted(task: &str, script: Script) -> Option<Scripted> {
     })
 }
 
+/// The tasks (by page name) that have scripts.
+pub fn script_tasks() -> Vec<&'static str> {
+    entries().map(|e| e.0).collect()
+}
+
 pub fn has_script(task: &str) -> bool {
     entries().any(|(name, _, _)| *name == task)
 }

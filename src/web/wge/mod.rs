@@ -15,7 +15,7 @@ use wasm_bindgen_futures::future_to_promise;
 use super::app::{Lab, Slots, js_err};
 use super::remote::to_js;
 use super::IframeEnv;
-use crate::demo::{DemoStep, Demonstration, MAX_DEMO_BYTES};
+use crate::demo::{DemoStep, Demonstration};
 use crate::env::{EnvConfig, Environment, TaskSpec};
 use crate::learn::Agent;
 use crate::learn::checkpoint::{FNV_START, Precision, fnv1a_on};
@@ -26,16 +26,17 @@ use crate::share::{
     WgeResult,
 };
 use crate::wge::config::WgeConfig;
-use crate::wge::demo_import::import_wge_demo;
-use crate::wge::induction::fold_click_then_type;
+use crate::wge::demo_import::MAX_WGE_FILE_BYTES;
 use crate::wge::domnet_config::NeuralConfig;
 use crate::wge::explore::{run_episode, train_episode};
 use crate::wge::neural::NeuralPolicy;
 use crate::wge::policy::{Mode, WorkflowPolicy};
 use crate::wge::replay::ReplayEpisode;
 
+pub mod import;
 mod share;
 mod view;
+use import::{ImportReport, from_lab_demo, induce_yielding, read_file};
 pub use crate::wge::session::{DemoSource, MAX_DEMOS, WGE_VIEW_FORMAT};
 use crate::wge::session::{Entry, Played, SUCCESS_WINDOW, SavedNeural, State, Tally};
 use share::Plan;
@@ -65,7 +66,7 @@ struct Core {
 pub struct WgeSession {
     core: Core,
     /// What the restored session said of DOMNet, until its checkpoint is read (`restoreNeural`).
-    pending_neural: RefCell<Option<SavedNeural>>,
+    pending_neural: Rc<RefCell<Option<SavedNeural>>>,
     /// A shared run being re-run (`openRun`, `reproduceStep`, `evaluateRun`).
     plan: Rc<RefCell<Option<Plan>>>,
 }
@@ -221,7 +222,7 @@ impl Lab {
     pub fn wge_session(&self) -> WgeSession {
         WgeSession {
             core: Core { envs: self.envs.clone(), state: Rc::default(), neural: Rc::default(), neural_on: Rc::default() },
-            pending_neural: RefCell::default(),
+            pending_neural: Rc::default(),
             plan: Rc::default(),
         }
     }
@@ -244,13 +245,46 @@ impl WgeSession {
     }
 
     /// Reads a demonstration file: the published WGE/MiniWoB++ format (`.json` or `.json.gz`)
-    /// or the lab's own (Play & record's files). Throws a clear message for anything else; the
-    /// session keeps what it had. Returns the new demonstration's index.
+    /// or the lab's own (Play & record's files); `path` is its name, or its path within a folder
+    /// opened whole (a file without `taskName` takes its task from its name or folder). Checked
+    /// before any work on it; its lattice is induced in slices between which the page stays
+    /// live. Resolves to what was read and how (`ImportReport`); rejects with a clear message
+    /// (the file's name, then why), the session keeping what it had.
     #[wasm_bindgen(js_name = importFile)]
-    pub fn import_file(&self, name: String, bytes: Vec<u8>) -> Result<usize, JsValue> {
-        let label = name.chars().take(80).collect::<String>();
-        let entry = read_file(&label, &bytes).map_err(|why| js_err(format!("{label}: {why}")))?;
-        self.core.state.borrow_mut().add(entry).map_err(js_err)
+    pub fn import_file(&self, path: String, bytes: Vec<u8>) -> Promise {
+        let state = self.core.state.clone();
+        future_to_promise(async move {
+            let named = |why: String| js_err(format!("{}: {why}", import::label_of(&path)));
+            let (entry, mut notes) = read_file(&path, &bytes).map_err(named)?;
+            drop(bytes);
+            let config = {
+                let s = state.borrow();
+                s.why_not(&entry).map_err(named)?;
+                s.policy.config.induction.clone()
+            };
+            let lattice = induce_yielding(&entry.steps, entry.final_observation.as_ref(), &config).await;
+            if !lattice.cut_short.is_empty() {
+                let at: Vec<String> = lattice.cut_short.iter().map(|i| (i + 1).to_string()).collect();
+                notes.push(format!(
+                    "the search for workflow steps was cut short at step {} (a page with more text than the induction's budget reads)",
+                    at.join(", ")
+                ));
+            }
+            let (label, task, actions) = (entry.label.clone(), entry.task.clone(), entry.steps.len());
+            let index = state.borrow_mut().add_induced(entry, lattice).map_err(js_err)?;
+            Ok(to_js(&ImportReport { index, label, task, actions, notes }))
+        })
+    }
+
+    /// Throws the importer's message for a file of `size` bytes too large to read, so a page
+    /// checks a file before reading it.
+    #[wasm_bindgen(js_name = checkFileSize)]
+    pub fn check_file_size(&self, name: &str, size: f64) -> Result<(), JsValue> {
+        if size > MAX_WGE_FILE_BYTES as f64 {
+            let mb = (size / 1e6).floor();
+            return Err(js_err(format!("{}: the file is {mb} MB; a demonstration is at most {} MB", import::label_of(name), MAX_WGE_FILE_BYTES / 1_000_000)));
+        }
+        Ok(())
     }
 
     /// Adds a demonstration a person recorded in the app (`Lab.stopRecording`'s JSON).
@@ -301,17 +335,13 @@ impl WgeSession {
         if index >= self.core.state.borrow().demos.len() {
             return Ok(());
         }
-        self.core.state.borrow_mut().demos.remove(index);
+        self.core.state.borrow_mut().remove(index);
         self.core.restart().map_err(js_err)
     }
 
     /// Removes every demonstration; the session's task is free again.
     pub fn clear(&self) -> Result<(), JsValue> {
-        {
-            let mut s = self.core.state.borrow_mut();
-            s.demos.clear();
-            s.task = None;
-        }
+        self.core.state.borrow_mut().clear();
         self.core.restart().map_err(js_err)
     }
 
@@ -403,15 +433,10 @@ impl WgeSession {
     /// the workflow policy's weights came back too: they do when the saved policy's lattices are
     /// the ones the demonstrations induce now; otherwise it starts from its initial weights.
     /// DOMNet comes back with `restoreNeural`, called next.
-    pub fn restore(&self, json: String) -> Result<bool, JsValue> {
-        let (fresh, resumed, neural) = State::restore(&json).map_err(js_err)?;
-        *self.core.state.borrow_mut() = fresh;
-        *self.core.neural.borrow_mut() = None;
-        *self.core.neural_on.borrow_mut() = false;
-        *self.pending_neural.borrow_mut() = neural;
-        Ok(resumed)
+    pub fn restore(&self, json: String) -> Promise {
+        let (core, pending) = (self.core.clone(), self.pending_neural.clone());
+        future_to_promise(async move { restore(core, pending, json).await.map(JsValue::from).map_err(js_err) })
     }
-
     /// Brings DOMNet back after `restore` from its saved checkpoint and Adam's moments (absent:
     /// the store did not hold them). Resolves `{resumed, on, why}`: `why` says why a saved DOMNet
     /// did not come back (damaged, another task or other settings); the rest of the session stays.
@@ -444,56 +469,6 @@ impl WgeSession {
     }
 }
 
-/// A WGE/MiniWoB++ file or one of the lab's own demonstration files.
-fn read_file(label: &str, bytes: &[u8]) -> Result<Entry, String> {
-    if bytes.len() > MAX_DEMO_BYTES {
-        return Err(format!("the file is {} MB; a demonstration is at most {} MB", bytes.len() / 1_000_000, MAX_DEMO_BYTES / 1_000_000));
-    }
-    // The lab's own format is a JSON object with "format" and "steps"; the importer names it.
-    match import_wge_demo(bytes) {
-        Ok(d) => {
-            if d.raw_reward < 1.0 {
-                return Err(format!("its episode failed (raw reward {}); workflows are induced from successful demonstrations only", d.raw_reward));
-            }
-            Ok(Entry {
-                source: DemoSource::Imported,
-                label: label.to_string(),
-                task: d.task,
-                steps: d.steps,
-                final_observation: Some(d.final_observation),
-                reward: d.reward,
-                raw_reward: d.raw_reward,
-                played: None,
-            })
-        }
-        Err(why) if why.contains("lab's own demonstrations") => {
-            let text = std::str::from_utf8(bytes).map_err(|_| "the demonstration is not UTF-8 text".to_string())?;
-            let demo = Demonstration::from_json(text)?;
-            from_lab_demo(demo, DemoSource::Person, label.to_string())
-        }
-        Err(why) => Err(why),
-    }
-}
-
-fn from_lab_demo(demo: Demonstration, source: DemoSource, label: String) -> Result<Entry, String> {
-    let TaskSpec::Builtin { name } = &demo.task else {
-        return Err("workflow-guided exploration learns the lab's own tasks; this demonstration is of another page".into());
-    };
-    if demo.raw_reward < 1.0 {
-        return Err(format!("{label}: its episode did not succeed (raw reward {}); workflows are induced from successful demonstrations only", demo.raw_reward));
-    }
-    Ok(Entry {
-        source,
-        label,
-        task: name.clone(),
-        steps: fold_click_then_type(demo.steps),
-        final_observation: None,
-        reward: demo.reward,
-        raw_reward: demo.raw_reward,
-        played: Some(Played { seed: demo.seed, data_mode: demo.data_mode, exact: demo.exact }),
-    })
-}
-
 /// The oracle's episode: each observation with the action taken on it, and the last step.
 async fn scripted_episode<E: Environment>(
     env: &mut E,
@@ -512,4 +487,15 @@ async fn scripted_episode<E: Environment>(
         }
         obs = step.observation.clone();
     }
+}
+
+/// [`WgeSession::restore`]: the session read back (`State::restore_with`), each lattice induced
+/// in slices that let the browser in.
+async fn restore(core: Core, pending: Rc<RefCell<Option<SavedNeural>>>, json: String) -> Result<bool, String> {
+    let (fresh, resumed, neural) = State::restore_with(json, async |steps, last, cfg| induce_yielding(steps, last, cfg).await).await?;
+    *core.state.borrow_mut() = fresh;
+    *core.neural.borrow_mut() = None;
+    *core.neural_on.borrow_mut() = false;
+    *pending.borrow_mut() = neural;
+    Ok(resumed)
 }
