@@ -178,8 +178,10 @@ static RUNNING: Mutex<Option<(String, Vec<u8>)>> = Mutex::new(None);
 static STARTED_NS: AtomicU64 = AtomicU64::new(0);
 static BUSY: AtomicBool = AtomicBool::new(false);
 
-fn now_ns(epoch: Instant) -> u64 {
-    epoch.elapsed().as_nanos() as u64
+/// Nanoseconds since the first call: one clock for the engine and its watchdog across targets.
+fn now_ns() -> u64 {
+    static EPOCH: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    EPOCH.get_or_init(Instant::now).elapsed().as_nanos() as u64
 }
 
 /// Runs `target` on its seeds, then on `mutants` mutants of the pool, seeded with `seed`;
@@ -191,8 +193,7 @@ pub fn fuzz(target: &Target, mutants: u64, seed: u64, artifacts: Option<&Path>, 
     let mut pool = Pool { items: seeds.clone(), cap: seeds.len() + 2_000 };
     let mut rng = Rng::new(seed);
     let mut report = Report::default();
-    let epoch = Instant::now();
-    start_watchdog(epoch, artifacts.map(Path::to_path_buf), target.name);
+    start_watchdog(artifacts.map(Path::to_path_buf));
     let t0 = Instant::now();
     let mut next_note = Instant::now();
     for i in 0..seeds.len() as u64 + mutants {
@@ -205,7 +206,7 @@ pub fn fuzz(target: &Target, mutants: u64, seed: u64, artifacts: Option<&Path>, 
         report.biggest_input = report.biggest_input.max(input.len());
         *RUNNING.lock().unwrap() = Some((target.name.to_string(), input.clone()));
         let base_mem = reset_peak();
-        STARTED_NS.store(now_ns(epoch), Ordering::Relaxed);
+        STARTED_NS.store(now_ns(), Ordering::Relaxed);
         BUSY.store(true, Ordering::Relaxed);
         let started = Instant::now();
         let cpu0 = thread_cpu_ns();
@@ -315,14 +316,14 @@ fn install_panic_capture() {
 
 /// Every second: an input running past 20 s, or the process past 3 GB, is saved and reported,
 /// and the process stops (a hang or runaway allocation is a finding, not a wait).
-fn start_watchdog(epoch: Instant, artifacts: Option<PathBuf>, _name: &'static str) {
+fn start_watchdog(artifacts: Option<PathBuf>) {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(move || {
         std::thread::spawn(move || {
             loop {
                 std::thread::sleep(Duration::from_millis(200));
                 let busy = BUSY.load(Ordering::Relaxed);
-                let ran = now_ns(epoch).saturating_sub(STARTED_NS.load(Ordering::Relaxed));
+                let ran = now_ns().saturating_sub(STARTED_NS.load(Ordering::Relaxed));
                 let mem = current();
                 let why = if busy && ran > 20_000_000_000 {
                     Some(format!("an input has run for {:.0} s", ran as f64 / 1e9))
