@@ -37,7 +37,14 @@ fn yes() -> bool {
 }
 
 impl Demonstration {
+    /// A demonstration file, checked as anything from outside the lab's own code: its size,
+    /// format and task ([`TaskSpec::check_untrusted`]: it names a task, never carries a page).
     pub fn from_json(text: &str) -> Result<Self, String> {
+        Self::from_json_in(text, &[])
+    }
+
+    /// [`Self::from_json`] where the folders a person typed into this tab may be named too.
+    pub fn from_json_in(text: &str, typed_folders: &[String]) -> Result<Self, String> {
         if text.len() > MAX_DEMO_BYTES {
             return Err(format!("the file is {} MB; a demonstration is at most {} MB", text.len() / 1_000_000, MAX_DEMO_BYTES / 1_000_000));
         }
@@ -45,12 +52,10 @@ impl Demonstration {
         if d.format != DEMO_FORMAT {
             return Err(format!("demonstration format {} (this lab reads {DEMO_FORMAT})", d.format));
         }
-        match &d.task {
-            // A whole page would run its scripts in the lab's origin: files name tasks, never carry pages.
-            TaskSpec::Inline { .. } => return Err("the demonstration carries a whole page, which files may not".into()),
-            TaskSpec::Generated { .. } => d.task.check_generated_name().map_err(|e| e.to_string())?,
-            _ => {}
-        }
+        d.task.check_untrusted_with(typed_folders).map_err(|e| match e {
+            EnvError::RefusedTask(why) => format!("the demonstration's task cannot be opened: {why}"),
+            e => e.to_string(),
+        })?;
         Ok(d)
     }
 
@@ -134,7 +139,10 @@ mod tests {
             exact: true,
         };
         let json = serde_json::to_string(&demo).unwrap();
-        let back = Demonstration::from_json(&json).unwrap();
+        // A file names one of the lab's tasks, checked as it is read: the simulator's are not.
+        assert!(Demonstration::from_json(&json).unwrap_err().contains("unknown task \"sim-type\""));
+        let mut back = Demonstration::from_json(&json.replace("\"sim-type\"", "\"enter-text\"")).unwrap();
+        back.task = spec.clone();
         assert_eq!(back, demo);
         let actions: Vec<Action> = back.actions().cloned().collect();
         let expected: Vec<Observation> = back.steps.iter().map(|s| s.observation.clone()).collect();
@@ -158,6 +166,18 @@ mod tests {
         // A page in the file would run as script in the lab's origin.
         v["task"] = serde_json::json!({"source": "inline", "name": "x", "html": "<script>alert(1)</script>"});
         assert!(Demonstration::from_json(&v.to_string()).unwrap_err().contains("whole page"));
+        // Names are re-checked, and a folder must be a plain one under the allowed prefixes.
+        v["task"] = serde_json::json!({"source": "builtin", "name": "../x"});
+        assert!(Demonstration::from_json(&v.to_string()).unwrap_err().contains("unknown task \"../x\""));
+        v["task"] = serde_json::json!({"source": "external", "base_url": "miniwob/html/miniwob/", "name": "../../index"});
+        assert!(Demonstration::from_json(&v.to_string()).unwrap_err().contains("not a plain file name"));
+        v["task"] = serde_json::json!({"source": "external", "base_url": "/", "name": "index"});
+        assert!(Demonstration::from_json(&v.to_string()).unwrap_err().contains("empty segment"));
+        v["task"] = serde_json::json!({"source": "external", "base_url": "other-app/", "name": "index"});
+        assert!(Demonstration::from_json(&v.to_string()).unwrap_err().contains("not one the lab opens"));
+        assert!(Demonstration::from_json_in(&v.to_string(), &["other-app".into()]).is_ok(), "a folder typed in this tab");
+        v["task"] = serde_json::json!({"source": "external", "base_url": "/miniwob/html/miniwob/", "name": "click-test"});
+        assert!(Demonstration::from_json(&v.to_string()).is_ok());
         v["task"] = serde_json::json!({"source": "generated", "name": "x", "design": {"action": [99], "action_page": [0]}});
         assert!(Demonstration::from_json(&v.to_string()).unwrap_err().contains("99 is not a primitive index"));
         let huge = format!("{{\"pad\": \"{}\"}}", "x".repeat(MAX_DEMO_BYTES));

@@ -11,7 +11,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::dom_q_net::DqnConfig;
-use crate::env::{Action, TaskSpec};
+use crate::env::{Action, EnvError, TaskSpec};
 
 pub const SHARE_VERSION: u32 = 1;
 /// Longest encoded link state accepted (browsers handle URLs of this size comfortably).
@@ -260,17 +260,11 @@ impl ShareState {
         if self.view == "wge" && !matches!(self.task, TaskSpec::Builtin { .. }) {
             return Err(ShareError("a WGE run is on one of the lab's own tasks".into()));
         }
-        match &self.task {
-            TaskSpec::Builtin { name } => {
-                TaskSpec::builtin(name).map_err(|e| ShareError(e.to_string()))?;
-            }
-            TaskSpec::External { base_url, name } => {
-                TaskSpec::external(base_url, name).map_err(|e| ShareError(e.to_string()))?;
-            }
-            TaskSpec::Inline { .. } => return Err(ShareError("it carries a whole page, which links may not".into())),
-            // The design was validated as the link was read (it is data, never HTML).
-            TaskSpec::Generated { .. } => self.task.check_generated_name().map_err(|e| ShareError(e.to_string()))?,
-        }
+        // The one check every task from outside the lab's own code gets (`TaskSpec::check_untrusted`).
+        self.task.check_untrusted().map_err(|e| ShareError(match e {
+            EnvError::RefusedTask(why) => why,
+            e => e.to_string(),
+        }))?;
         if let Some(cfg) = &self.config {
             cfg.validate().map_err(|e| ShareError(format!("its agent settings are invalid: {e}")))?;
         }
@@ -462,6 +456,14 @@ mod tests {
         assert!(err(&frag(&unknown)).contains("unknown task"));
         let inline = ShareState { task: TaskSpec::Inline { name: "x".into(), html: "<script>alert(1)</script>".into() }, ..episode() };
         assert!(err(&frag(&inline)).contains("whole page"));
+        // An external page only in a plain folder under the allowed prefixes, with a plain name.
+        let ext = |base: &str, name: &str| ShareState { task: TaskSpec::External { base_url: base.into(), name: name.into() }, ..episode() };
+        assert!(err(&frag(&ext("tasks/", "click-test"))).contains("not one the lab opens from links"));
+        assert!(err(&frag(&ext("//evil.example/miniwob/html/", "x"))).contains("another site"));
+        assert!(err(&frag(&ext("miniwob/html/../../", "index"))).contains("'..' segment"));
+        assert!(err(&frag(&ext("miniwob/html/miniwob/", "../../index"))).contains("not a plain file name"));
+        let miniwob = ext("/miniwob/html/miniwob/", "click-test");
+        assert_eq!(ShareState::decode(&frag(&miniwob), &[]).unwrap(), miniwob);
         let long = ShareState { replay: Some(Replay::Episode { actions: vec![Action::Click(1); 501], raw_reward: None }), ..episode() };
         assert!(err(&frag(&long)).contains("501 actions"));
         let agent = ShareState { replay: Some(Replay::Checkpoint { agent: "../../etc".into(), seeds: vec![1] }), ..episode() };

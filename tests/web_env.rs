@@ -6,6 +6,7 @@
 mod common;
 
 use common::{fixture_page, js_eval_in, new_frame};
+use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;
 use weblab::env::{Action, DomNode, EnvConfig, EnvError, Environment, NodeValue, Observation, TaskSpec};
 use weblab::web::IframeEnv;
@@ -288,7 +289,10 @@ async fn same_seed_same_page_other_seed_other_page() {
 async fn bad_task_sources_get_clear_errors_and_the_env_keeps_working() {
     let mut env = IframeEnv::new(new_frame(), EnvConfig { load_timeout_ms: 3000, ready_timeout_ms: 500, ..EnvConfig::default() });
 
-    let e = env.reset(&TaskSpec::external("https://example.com/miniwob/", "click-test").unwrap(), 1).await.unwrap_err();
+    // A folder on another site is refused as the task is made, and the frame refuses it too.
+    assert!(TaskSpec::external("https://example.com/miniwob/", "click-test").unwrap_err().to_string().contains("another site"));
+    let cross = TaskSpec::External { base_url: "https://example.com/miniwob/".into(), name: "click-test".into() };
+    let e = env.reset(&cross, 1).await.unwrap_err();
     assert!(matches!(e, EnvError::CrossOrigin { .. }), "{e}");
     assert!(e.to_string().contains("another origin"), "{e}");
 
@@ -334,6 +338,37 @@ async fn a_page_that_throws_while_loading_is_reported_with_its_exception() {
     let e = env.reset(&page, 1).await.unwrap_err();
     assert!(matches!(e, EnvError::NotATaskPage { .. }) && e.to_string().contains("genProblem()"), "{e}");
 
+    let obs = env.reset(&fixture_page("kitchen-sink", KITCHEN_SINK), 3).await.unwrap();
+    assert!(!obs.dom.nodes.is_empty(), "the environment still works");
+}
+
+#[wasm_bindgen_test]
+async fn a_broken_page_is_diagnosed_without_running_anything_of_it() {
+    let mut env = IframeEnv::new(new_frame(), EnvConfig::default());
+    let lab = web_sys::window().unwrap();
+    let ran = || js_sys::Reflect::get(&lab, &JsValue::from_str("__weblabRan")).unwrap();
+    // Markup the page inserts as text: the browser never runs a script inserted that way, and
+    // finding out why the page is broken must not run it either.
+    let page = fixture_page(
+        "inert-markup",
+        "document.addEventListener('DOMContentLoaded', function () { document.body.insertAdjacentHTML('beforeend', '<script>parent.__weblabRan = (parent.__weblabRan || 0) + 1;<\\/script>'); });",
+    );
+    let e = env.reset(&page, 1).await.unwrap_err();
+    assert!(matches!(e, EnvError::NotATaskPage { .. }) && e.to_string().contains("genProblem()"), "{e}");
+    assert!(ran().is_undefined(), "an inserted script ran: {:?}", ran());
+
+    // Nor are the page's own scripts run again: one that counts its runs ran once, at load.
+    let page = fixture_page("counts-runs", "parent.__weblabRuns = (parent.__weblabRuns || 0) + 1; var nothing = 1;");
+    env.reset(&page, 1).await.unwrap_err();
+    let runs = js_sys::Reflect::get(&lab, &JsValue::from_str("__weblabRuns")).unwrap();
+    assert_eq!(runs.as_f64(), Some(1.0), "the page's script ran again while it was diagnosed");
+
+    // A page without the lab's core keeps no load errors: its scripts are compiled, never run,
+    // and the one that does not parse is named.
+    let foreign = TaskSpec::Inline { name: "foreign".into(), html: "<script>var a = 1;</script><script>function genProblem( {</script>".into() };
+    let e = env.reset(&foreign, 1).await.unwrap_err();
+    let text = e.to_string();
+    assert!(matches!(e, EnvError::PageThrew { .. }) && text.contains("SyntaxError") && text.contains("in its inline script #2"), "{text}");
     let obs = env.reset(&fixture_page("kitchen-sink", KITCHEN_SINK), 3).await.unwrap();
     assert!(!obs.dom.nodes.is_empty(), "the environment still works");
 }

@@ -30,6 +30,7 @@ export function errorText(e) {
 let sticky = false;
 function showMessage(text, kind = 'error', { sticky: keep = false, force = false } = {}) {
   const box = $('message');
+  if (panicked) return; // what stopped the lab stays on screen
   if (!text) {
     if (sticky && !force) return;
     sticky = false;
@@ -92,8 +93,37 @@ for (const el of document.querySelectorAll('.view-hint')) {
   });
 }
 
+// A panic in the lab's wasm (`report_panic` in src/web/mod.rs) leaves its instance unusable (a
+// task page may still be taken out of its slot), so the page says what happened and offers a
+// reload, which brings runs and sessions back from the browser's store. A panic while the lab
+// starts makes the next start hold those back (a Resume button, a session not loaded), so a
+// stored record that breaks the lab cannot break every start.
+const PANIC_KEY = 'weblab-panicked-while-starting';
+let panicked = false;
+window.weblabPanicked = (text) => {
+  if (panicked) return;
+  if (document.body.dataset.ready !== 'true') {
+    try { sessionStorage.setItem(PANIC_KEY, '1'); } catch { /* the next start restores as usual */ }
+  }
+  working.length = 0;
+  showBusy();
+  showMessage(`The lab stopped on an internal error and must be reloaded (what was saved in this browser comes back): ${text}`, 'error', { sticky: true });
+  panicked = true;
+  $('message-reload').hidden = false;
+  document.body.dataset.panicked = 'true';
+};
+$('message-reload').addEventListener('click', () => location.reload());
+function takeSafeStart() {
+  try {
+    const safe = sessionStorage.getItem(PANIC_KEY) === '1';
+    sessionStorage.removeItem(PANIC_KEY);
+    return safe;
+  } catch { return false; }
+}
+
 async function main() {
   const endStart = busy('Starting the lab…');
+  const safeStart = takeSafeStart();
   const { Lab } = await bindings();
   const lab = new Lab($('task-frame'));
   window.lab = lab; // for tests, benchmarks and the curious
@@ -123,6 +153,9 @@ async function main() {
   }
   $('miniwob-task').value = 'click-button';
 
+  const limits = Lab.fileLimits();
+  const KINDS = { demo: 'demonstration file', design: 'design', checkpoint: 'checkpoint' };
+  const mb = (n) => (n >= 1e6 ? `${(n / 1e6).toFixed(n >= 1e7 ? 0 : 1)} MB` : `${Math.ceil(n / 1e3)} kB`);
   const taskListeners = [];
   const ctx = {
     lab,
@@ -130,6 +163,11 @@ async function main() {
     onTaskChange(fn) { taskListeners.push(fn); },
     Lab,
     tasks,
+    // Why `file` is too large to read as a `kind` (demo, design, checkpoint), or null: checked
+    // before a byte is read (a file read whole that is too large aborts the lab).
+    fileTooLarge(file, kind) {
+      return file.size > limits[kind] ? `${file.name} is ${mb(file.size)}; a ${KINDS[kind]} is at most ${mb(limits[kind])}` : null;
+    },
     miniwob,
     miniwobTasks,
     miniwobServed,
@@ -139,16 +177,25 @@ async function main() {
     navigators: shipped.filter((a) => a.kind === 'navigator'),
     agentNames: () => ctx.agents.map((a) => a.name),
     message: showMessage,
+    // The last start stopped on an internal error: saved runs and sessions wait to be asked for.
+    safeStart,
     busy,
     painted,
     view: 'watch',
     views: {},
 
     // The task as the picker says: a name of ours, `miniwob/<name>` for a real MiniWoB++ page,
-    // or {source: 'external', base_url, name} for a folder the person typed.
+    // or {source: 'external', base_url, name} for a folder the person typed. A folder the person
+    // typed is theirs to open in this tab (Lab.allowFolder); one that a link, a file or the store
+    // put in the box is checked as such (only MiniWoB++'s folders), so nothing but typing lets
+    // the task frame open other paths.
     task() {
       if ($('source').value === 'external') {
-        return { source: 'external', base_url: $('base-url').value.trim(), name: $('task-name').value.trim() };
+        const base = $('base-url').value.trim();
+        if (folderTyped) {
+          try { lab.allowFolder(base); } catch { /* the lab's check says what is wrong when the task is used */ }
+        }
+        return { source: 'external', base_url: base, name: $('task-name').value.trim() };
       }
       if ($('source').value === 'miniwob') return miniwob.prefix + $('miniwob-task').value;
       return $('task').value;
@@ -178,6 +225,7 @@ async function main() {
       } else if (spec.source === 'external') {
         $('source').value = 'external';
         $('base-url').value = spec.base_url;
+        folderTyped = false;
         $('task-name').value = spec.name;
       } else {
         $('source').value = 'builtin';
@@ -246,6 +294,10 @@ async function main() {
       badge.title = reason || '';
     },
   };
+
+  // Whether the folder box holds what the person typed (input events come from people only).
+  let folderTyped = false;
+  $('base-url').addEventListener('input', () => { folderTyped = true; });
 
   function syncSource() {
     const source = $('source').value;

@@ -659,7 +659,8 @@ export function initDesign(ctx) {
     const file = event.target.files[0];
     event.target.value = '';
     if (!file) return;
-    if (file.size > 100_000) { ctx.message(`${file.name} was not loaded: it is too large to be a design. The current design is unchanged.`); return; }
+    const large = ctx.fileTooLarge(file, 'design');
+    if (large) { ctx.message(`${large}: it was not loaded. The current design is unchanged.`); return; }
     importText(await file.text(), file.name, siteNameFrom(file.name));
   });
   setButtons();

@@ -4,6 +4,11 @@
 // the iframes (see training.js).
 import init, { Learner } from '../learner/weblab.js';
 
+// A panic in the learner's wasm: what it said, for the run's error (the instance is gone after
+// it; the page ends the session and keeps the run's last snapshot).
+let panicked = null;
+globalThis.weblabPanicked = (message) => { panicked = message; };
+
 let nextId = 1;
 const pending = new Map();
 
@@ -46,10 +51,11 @@ onmessage = async (event) => {
     case 'train': {
       const adapter = m.request.backend === 'cpu' ? null : await describeAdapter();
       try {
-        const done = await learner.train({ ...m.request, adapter }, m.checkpoint || undefined, m.saved || undefined, m.optimizer || undefined);
+        const done = await learner.train({ ...m.request, adapter }, m.checkpoint || undefined, m.saved || undefined, m.optimizer || undefined, m.folders || []);
         postMessage(done);
       } catch (err) {
-        postMessage({ kind: 'error', message: String(err && err.message ? err.message : err) });
+        const message = panicked ? `the learner stopped on an internal error (${panicked})` : String(err && err.message ? err.message : err);
+        postMessage({ kind: 'error', message });
       }
       break;
     }

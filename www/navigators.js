@@ -66,8 +66,9 @@ export function initNavigators(ctx) {
 
   // A person's file: checked by loading it; on success it becomes the picked navigator.
   async function loadFile(file) {
-    if (file.size > 50_000_000) {
-      ctx.message(`${file.name} was not loaded: it is too large to be a navigator checkpoint. The current navigator stays.`);
+    const large = ctx.fileTooLarge(file, 'checkpoint');
+    if (large) {
+      ctx.message(`${large}: it was not loaded. The current navigator stays.`);
       return false;
     }
     const bytes = new Uint8Array(await file.arrayBuffer());

@@ -107,11 +107,15 @@ export function initPlay(ctx) {
     ctx.message('');
     const end = ctx.busy(`Replaying ${file.name}…`);
     try {
+      const large = ctx.fileTooLarge(file, 'demo');
+      if (large) throw new Error(`${large}: it was not read`);
       const text = await file.text();
+      // Checked by the lab (size, format, its task: a page the lab opens from files) before
+      // the picker shows its task and seed.
       let demo;
-      try { demo = JSON.parse(text); } catch { throw new Error(`${file.name} is not a demonstration file (not JSON)`); }
-      if (demo && demo.task) ctx.setTask(demo.task);
-      if (demo && Number.isInteger(demo.seed)) ctx.setSeed(demo.seed);
+      try { demo = lab.readDemonstration(text); } catch (e) { throw new Error(`${file.name} was not replayed: ${errorText(e)}`); }
+      ctx.setTask(demo.task);
+      ctx.setSeed(demo.seed);
       ctx.fitFrame();
       const r = await lab.replayDemonstration(text);
       const same = r.raw_reward === demo.raw_reward;

@@ -53,6 +53,9 @@ async function run(mode, fn) {
 }
 
 export const save = (key, value) => tx('readwrite', (s) => s.put(value, key));
+// Several records in one transaction: all are written, or (the storage is full) none, and what
+// was stored before stays.
+export const saveAll = (entries) => tx('readwrite', (s) => entries.map(([key, value]) => s.put(value, key)).at(-1));
 export const load = (key) => tx('readonly', (s) => s.get(key));
 export const remove = (key) => tx('readwrite', (s) => s.delete(key));
 // Changes a stored record in one transaction (read and write together, so no other write lands

@@ -13,6 +13,7 @@ import { errorText } from './app.js';
 import { download } from './download.js';
 import { holdCover } from './overlay.js';
 import { initCurriculum } from './curriculum.js';
+import { RUN_LOCK, claim, whenFree } from './locks.js';
 
 const $ = (id) => document.getElementById(id);
 // The paper's multitask set (DOM-Q-Net §4.2, Figure 5).
@@ -35,6 +36,8 @@ const NAVIGATOR = 'navigator';
 const LIVE_KEY = 'weblab-run-live';
 const CRASHES_KEY = 'weblab-run-crashes';
 const AUTO_RESUMES_AFTER_CRASHES = 1;
+// What a tab is told when another tab of the lab trains the run (it holds RUN_LOCK).
+const ELSEWHERE = 'A training run is live in another tab of the lab: it trains there, and two tabs would overwrite each other\'s run. Stop it or close that tab to train here.';
 // The page a generated site renders in (tasks/gminiwob.html), as the Design view sizes it.
 const SITE_SIZE = [400, 640];
 
@@ -522,13 +525,14 @@ export function initTrain(ctx) {
   // snapshot stays (IndexedDB rolls the failed write back).
   async function saveRun(m, extra, model, modelKey, what) {
     try {
-      await store.save(RUN_KEY, {
+      // The run and its model in one transaction: both are written, or (storage full) neither,
+      // so the stored pair never stands at two different steps.
+      await store.saveAll([[RUN_KEY, {
         schema: m.schema, request: run.request, status: run.status, backend: run.backend, reason: run.reason,
         env_steps: m.env_steps, updates: m.updates, bytes: m.bytes, state: m.state, optimizer: m.optimizer || null,
         charts: chartState(), saved_at: Date.now(), ...extra,
-      });
+      }], [modelKey, model]]);
       savedAtStep = m.env_steps;
-      await store.save(modelKey, model);
       $('model-note').textContent = `Run saved in this browser at step ${fmtInt(m.env_steps)} (${what}); a reload continues from there.`;
     } catch (e) {
       const text = `Training goes on, but its snapshot at step ${fmtInt(m.env_steps)} was not saved in this browser: ${errorText(e)}. ` +
@@ -620,14 +624,14 @@ export function initTrain(ctx) {
         const mean = lastGrid && lastGrid.success.flat().reduce((a, b) => a + b, 0) / lastGrid.success.flat().length;
         $('train-status').textContent = `Finished: ${fmtInt(d.env_steps)} env steps, ${fmtInt(d.updates)} updates, ${fmtInt(d.episodes)} episodes in ${d.elapsed_s.toFixed(0)} s` +
           (lastGrid ? `; mean success on the test sites ${Math.round(100 * mean)}%` : '');
-        persistStatus('done');
+        persistStatus('done').finally(releaseRun);
         setButtons();
         return;
       }
       const solved = e.detail.tasks.filter((t) => t.solved_at_frames != null);
       $('train-status').textContent = `Finished: ${fmtInt(e.detail.env_steps)} steps, ${fmtInt(e.detail.updates)} updates in ${e.detail.elapsed_s.toFixed(0)} s` +
         (solved.length ? `; solved ${solved.map((t) => `${t.task} at ${fmtInt(t.solved_at_frames)}`).join(', ')}` : '; no task reached 90%');
-      persistStatus('done');
+      persistStatus('done').finally(releaseRun);
       setButtons();
     });
     session.addEventListener('error', (e) => {
@@ -639,7 +643,7 @@ export function initTrain(ctx) {
         ctx.message(`Training stopped: ${e.detail.message}`);
       }
       $('train-status').textContent = 'Stopped by an error.';
-      persistStatus('stopped');
+      persistStatus('stopped').finally(releaseRun);
       setButtons();
     });
     // A run resumed paused starts paused in the worker, so its first report (the restored
@@ -664,6 +668,16 @@ export function initTrain(ctx) {
     liveHere = false;
     local.remove(LIVE_KEY);
     local.remove(CRASHES_KEY);
+  }
+  // This tab's hold on RUN_LOCK while it trains (null: not held).
+  let runLock = null;
+  async function claimRun() {
+    runLock = runLock || await claim(RUN_LOCK);
+    return runLock !== null;
+  }
+  function releaseRun() {
+    runLock?.();
+    runLock = null;
   }
   // A reload or a closed tab is a clean exit: the next start resumes the run and the crash count
   // starts over.
@@ -703,24 +717,26 @@ export function initTrain(ctx) {
     };
   }
 
-  function start() {
+  async function start() {
     ctx.message('');
+    if (session?.running) return;
+    if (!(await claimRun())) { ctx.message(ELSEWHERE); return; }
     if (mode === NAVIGATOR) {
       const job = startNavigator();
-      if (!job) return;
+      if (!job) { releaseRun(); return; }
       launch(job.request, job.checkpoint);
       return;
     }
     const names = chosenTasks();
-    if (!names.length) { ctx.message('Choose at least one task to train on.'); return; }
+    if (!names.length) { releaseRun(); ctx.message('Choose at least one task to train on.'); return; }
     let config = checkHyper();
-    if (!config) { ctx.message('Fix the highlighted hyperparameter first.'); return; }
+    if (!config) { releaseRun(); ctx.message('Fix the highlighted hyperparameter first.'); return; }
     const frames = Math.max(1, parseInt($('train-frames').value, 10) || 0);
     let checkpoint;
     if ($('train-continue').checked && ctx.userModel) {
       try {
         config = Lab.inspectCheckpoint(ctx.userModel.bytes).config; // a model keeps its own shapes
-      } catch (e) { ctx.message(errorText(e)); return; }
+      } catch (e) { releaseRun(); ctx.message(errorText(e)); return; }
       checkpoint = ctx.userModel.bytes;
     }
     const request = {
@@ -742,6 +758,7 @@ export function initTrain(ctx) {
     try {
       begin(request, checkpoint, undefined);
     } catch (e) {
+      releaseRun();
       ctx.message(errorText(e));
       return;
     }
@@ -763,8 +780,9 @@ export function initTrain(ctx) {
   $('train-pause').addEventListener('click', togglePause);
   $('train-step').addEventListener('click', () => session?.step());
   $('train-stop').addEventListener('click', () => { run.status = 'stopped'; session?.stop(); persistStatus('stopped'); });
-  $('train-resume').addEventListener('click', () => {
+  $('train-resume').addEventListener('click', async () => {
     if (!held || session?.running) return;
+    if (!(await claimRun())) { ctx.message(ELSEWHERE); return; }
     const { saved, paused } = held;
     ctx.message('');
     begin(saved.request, saved.bytes, saved.state, { paused, optimizer: saved.optimizer || undefined, resumedFrom: saved.env_steps });
@@ -806,7 +824,7 @@ export function initTrain(ctx) {
     navModel = { name: `${file.name} (${trained}, ${fmtInt(header.counters.env_steps)} steps)`, bytes };
     setButtons();
     $('model-note').textContent = `Current navigator: ${navModel.name}.`;
-    try { await store.save(NAV_MODEL_KEY, navModel); } catch { /* kept for this session */ }
+    try { await store.save(NAV_MODEL_KEY, navModel); } catch (e) { ctx.message(`The navigator is loaded in this tab but was not saved in this browser: ${errorText(e)}.`); return; }
     ctx.message(`Loaded ${file.name}: a navigator trained on ${trained} for ${fmtInt(header.counters.env_steps)} env steps. Continue training it with "Continue from the current model".`, 'info');
   }
   $('import-ckpt').addEventListener('change', async (event) => {
@@ -822,6 +840,8 @@ export function initTrain(ctx) {
     }
   });
   async function importFile(file) {
+    const large = ctx.fileTooLarge(file, 'checkpoint');
+    if (large) { ctx.message(`${large}. The current ${mode === NAVIGATOR ? 'navigator' : 'model'} is unchanged.`); return; }
     const bytes = new Uint8Array(await file.arrayBuffer());
     await ctx.painted();
     if (mode === NAVIGATOR) { await importNavigator(file, bytes); return; }
@@ -835,7 +855,7 @@ export function initTrain(ctx) {
     }
     const model = { name: `${file.name} (${header.tasks.join(', ') || 'no tasks'}, ${fmtInt(header.counters.env_steps)} steps)`, bytes, tasks: header.tasks };
     setUserModel(model);
-    try { await store.save(MODEL_KEY, model); } catch { /* kept for this session */ }
+    try { await store.save(MODEL_KEY, model); } catch (e) { ctx.message(`The model is loaded in this tab but was not saved in this browser: ${errorText(e)}.`); return; }
     ctx.message(`Loaded ${file.name}: trained on ${header.tasks.join(', ') || 'no tasks'} for ${fmtInt(header.counters.env_steps)} steps. Watch it in the Watch view, or continue training it.`, 'info');
   }
 
@@ -849,22 +869,34 @@ export function initTrain(ctx) {
   // A model and a run saved by an earlier visit: the model comes back; an unfinished run resumes.
   const restored = (async () => {
     try {
-      const model = await store.load(MODEL_KEY);
-      if (model && model.bytes) {
-        try { Lab.inspectCheckpoint(model.bytes); setUserModel(model, true); } catch { /* a damaged entry is ignored */ }
-      }
-      const nav = await store.load(NAV_MODEL_KEY);
-      if (nav && nav.bytes) {
-        try { lab.loadNavigator(nav.bytes); navModel = nav; } catch { /* a damaged entry is ignored */ }
-      }
+      // A model the store cannot give back, or a damaged one, is reported and left where it is.
+      const kept = async (key, what, use) => {
+        let m;
+        try { m = await store.load(key); } catch (e) {
+          ctx.message(`${what} kept in this browser could not be read: ${errorText(e)}.`);
+          return;
+        }
+        if (!m) return;
+        try {
+          if (!(m.bytes instanceof Uint8Array)) throw new Error('the stored record holds no checkpoint');
+          use(m);
+        } catch (e) {
+          ctx.message(`${what} kept in this browser was not loaded: ${errorText(e)}. It stays stored; training or importing one replaces it.`);
+        }
+      };
+      await kept(MODEL_KEY, 'The DOM-Q-Net model', (m) => { Lab.inspectCheckpoint(m.bytes); setUserModel(m, true); });
+      await kept(NAV_MODEL_KEY, 'The navigator', (m) => { lab.loadNavigator(m.bytes); navModel = m; });
       const saved = await store.load(RUN_KEY);
       if (!saved) return;
       if (typeof saved !== 'object' || typeof saved.request !== 'object' || saved.request === null) {
         throw new Error('the stored record is not a training run');
       }
-      // A record of another format is refused before anything reads it; it stays stored.
+      // A record of another format, or whose request the lab would refuse from anyone (a task
+      // that is a whole page, a folder outside MiniWoB++'s, a bad number), is refused before
+      // anything reads it; it stays stored.
       try {
         window.wasmBindings.checkSnapshotSchema(saved.schema);
+        window.wasmBindings.checkTrainRequest(saved.request);
       } catch (e) {
         ctx.message(`${errorText(e)}. It stays saved in this browser; Start begins a new run, which replaces it.`);
         $('train-status').textContent = 'The saved run was not resumed.';
@@ -890,17 +922,27 @@ export function initTrain(ctx) {
       run = { request: saved.request, status: saved.status, env_steps: saved.env_steps, updates: saved.updates, backend: saved.backend, reason: saved.reason };
       savedAtStep = saved.env_steps;
       showCounters();
-      if (saved.status === 'running' || saved.status === 'paused') {
+      if ((saved.status === 'running' || saved.status === 'paused') && !(await claimRun())) {
+        // Another tab trains it: not resumed here, and no crash is counted.
+        ctx.message(`The training run saved at step ${fmtInt(saved.env_steps)} is live in another tab of the lab, so it is not resumed here (two tabs would overwrite each other's run).`, 'info');
+        $('train-status').textContent = 'Training in another tab.';
+        whenFree(RUN_LOCK).then(() => {
+          if (!session?.running) $('train-status').textContent = 'The other tab let the run go: reload this tab to continue it here.';
+        });
+      } else if (saved.status === 'running' || saved.status === 'paused') {
         const paused = saved.status === 'paused';
         // The tab that held this run went away without a clean exit: count it.
         const crashes = local.get(LIVE_KEY) === '1' ? (parseInt(local.get(CRASHES_KEY), 10) || 0) + 1 : 0;
         local.set(CRASHES_KEY, String(crashes));
-        if (crashes > AUTO_RESUMES_AFTER_CRASHES) {
+        if (crashes > AUTO_RESUMES_AFTER_CRASHES || ctx.safeStart) {
           held = { saved, paused };
           $('train-resume').hidden = false;
-          ctx.message(`The tab closed unexpectedly ${crashes} times in a row while this run was training, so it was not restarted. ` +
-            `Its snapshot at step ${fmtInt(saved.env_steps)} is kept: press "Resume the saved run" to continue it, or Start for a new run.`);
+          const why = ctx.safeStart
+            ? 'The lab stopped on an internal error while it last started, so this run was not restarted.'
+            : `The tab closed unexpectedly ${crashes} times in a row while this run was training, so it was not restarted.`;
+          ctx.message(`${why} Its snapshot at step ${fmtInt(saved.env_steps)} is kept: press "Resume the saved run" to continue it, or Start for a new run.`);
           $('train-status').textContent = `Saved run at step ${fmtInt(saved.env_steps)}, waiting to be resumed.`;
+          releaseRun();
         } else {
           begin(saved.request, saved.bytes, saved.state, { paused, optimizer: saved.optimizer || undefined, resumedFrom: saved.env_steps });
           ctx.message(`Resumed the training run saved at step ${fmtInt(saved.env_steps)}` +

@@ -46,7 +46,9 @@ export class TrainingSession extends EventTarget {
       this.finish();
       this.dispatchEvent(new CustomEvent('error', { detail: { message: event.message || 'the learner worker failed' } }));
     };
-    this.worker.postMessage({ kind: 'train', request, checkpoint, saved, optimizer });
+    // The folders a person typed into this tab (the worker's check allows them besides
+    // MiniWoB++'s); never part of the request, which the store keeps.
+    this.worker.postMessage({ kind: 'train', request, checkpoint, saved, optimizer, folders: this.lab.typedFolders() });
   }
 
   get running() { return this.worker !== null; }

@@ -10,6 +10,7 @@ import { errorText, scrollListTo } from './app.js';
 import { LineChart } from './charts.js';
 import { clearOverlay, drawEnded, holdCover as holdFrameCover } from './overlay.js';
 import * as store from './store.js';
+import { WGE_LOCK, claim } from './locks.js';
 
 const $ = (id) => document.getElementById(id);
 const STORE_KEY = 'wge-session';
@@ -48,23 +49,21 @@ export function initWge(ctx) {
 
   // ------------------------------------------------------------------ saving
 
+  // This tab keeps the saved session only while it holds WGE_LOCK: a second tab's view works on
+  // a session of its own that is not saved, so the two never overwrite each other.
+  let writer = null; // null until restore() asks; then true or false
   let saving = Promise.resolve();
   function persist() {
-    if (shared) return saving;
+    if (shared || !writer) return saving;
     saving = saving.then(async () => {
       try {
         // DOMNet's checkpoint and Adam's moments (several MB) go in as bytes, not JSON numbers.
+        // One record, one transaction: written whole, or (storage full) not at all, and the
+        // last good save stays as it was rather than being replaced by a lesser one.
         const record = { session: session.save(), chart: chart.toJSON(), neural: await session.saveNeural() };
-        try {
-          await store.save(STORE_KEY, record);
-        } catch (e) {
-          if (!record.neural || e.name !== 'QuotaExceededError') throw e;
-          // DOMNet is the large part: the rest is kept without it, and a reload says so.
-          await store.save(STORE_KEY, { ...record, neural: null });
-          ctx.message(`DOMNet's checkpoint could not be saved (${errorText(e)}); the rest of the session is saved, and DOMNet will not resume after a reload.`);
-        }
+        await store.save(STORE_KEY, record);
       } catch (e) {
-        ctx.message(`The WGE session could not be saved (${errorText(e)}); it goes on in this tab.`);
+        ctx.message(`The WGE session could not be saved (${errorText(e)}); it goes on in this tab, and the last save stays in this browser for a reload.`);
       }
     });
     return saving;
@@ -73,8 +72,21 @@ export function initWge(ctx) {
   async function restore() {
     if (restored) return;
     restored = true;
+    if (ctx.safeStart) {
+      writer = false;
+      ctx.message('The lab stopped on an internal error while it last started, so the saved WGE session was not loaded (it is kept, and this tab does not save over it): reload to load it.', 'info');
+      return;
+    }
+    writer = (await claim(WGE_LOCK)) !== null;
+    if (!writer) {
+      ctx.message('The WGE session is open in another tab of the lab: this tab starts a session of its own, which is not saved (close the other tab and reload to keep it here).', 'info');
+      return;
+    }
     let saved = null;
-    try { saved = await store.load(STORE_KEY); } catch { return; }
+    try { saved = await store.load(STORE_KEY); } catch (e) {
+      ctx.message(`The saved WGE session could not be read from this browser's storage (${errorText(e)}); it was not loaded, and is kept.`);
+      return;
+    }
     if (!saved || shared) return;
     try {
       const weightsBack = await session.restore(typeof saved.session === 'string' ? saved.session : '');

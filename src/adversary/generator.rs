@@ -22,7 +22,7 @@ use crate::learn::checkpoint::{self as container, CheckpointError, Kind, Precisi
 use crate::rng::Rng;
 use crate::util::block_on;
 
-pub const KIND: Kind = Kind { magic: b"WEBLABAD", name: "adversary", oldest: 1, newest: 1 };
+pub const KIND: Kind = Kind { magic: b"WEBLABAD", name: "adversary", oldest: 1, newest: 1, max_bytes: container::MAX_CHECKPOINT_BYTES };
 
 /// One sampled design with everything needed to score and learn from it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

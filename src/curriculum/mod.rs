@@ -185,6 +185,26 @@ impl GeneratorSpec {
         })
     }
 
+    /// What is wrong with a request's generator, found without building it: the shapes and
+    /// schedules as `build` checks them, a site's label as a generated site's, an adversary's
+    /// constants and config.
+    pub fn check(&self) -> Result<(), String> {
+        match self {
+            GeneratorSpec::Site { name, design } => {
+                crate::env::TaskSpec::Generated { name: name.clone(), design: design.clone(), values: Default::default(), reward: Default::default() }
+                    .check_generated_name()
+                    .map_err(|e| e.to_string())
+            }
+            GeneratorSpec::Adversary { objective, alpha, beta, delta, budget, config } => {
+                let d = ObjectiveConfig::new(*objective);
+                let obj = ObjectiveConfig { objective: *objective, alpha: alpha.unwrap_or(d.alpha), beta: beta.unwrap_or(d.beta), delta: delta.unwrap_or(d.delta), budget: budget.unwrap_or(d.budget) };
+                obj.validate()?;
+                config.clone().unwrap_or_default().validate()
+            }
+            _ => self.build().map(|_| ()),
+        }
+    }
+
     /// The adversary a request names (on `device`, seeded with `seed`), or what is wrong.
     pub fn build_adversary(&self, device: &Device, seed: u64) -> Result<Adversary, String> {
         let GeneratorSpec::Adversary { objective, alpha, beta, delta, budget, config } = self else {

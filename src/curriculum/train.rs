@@ -25,7 +25,7 @@ use crate::navigator::train::{JUDGE_SEEDS_FROM, site_task};
 use crate::navigator::{Navigator, NavigatorConfig, UpdateStats};
 use crate::rng::Rng;
 
-pub const RUN_KIND: Kind = Kind { magic: b"WEBLABPR", name: "population run", oldest: 1, newest: 1 };
+pub const RUN_KIND: Kind = Kind { magic: b"WEBLABPR", name: "population run", oldest: 1, newest: 1, max_bytes: container::MAX_RUN_BYTES };
 
 /// The loop's constants.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

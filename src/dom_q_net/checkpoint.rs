@@ -22,7 +22,7 @@ pub use crate::learn::checkpoint::{CheckpointError, Precision};
 pub const FORMAT_VERSION: u32 = 2;
 /// Oldest format version this lab still reads.
 pub const OLDEST_VERSION: u32 = 1;
-pub const KIND: Kind = Kind { magic: b"WEBLABQN", name: "DOM-Q-Net", oldest: OLDEST_VERSION, newest: FORMAT_VERSION };
+pub const KIND: Kind = Kind { magic: b"WEBLABQN", name: "DOM-Q-Net", oldest: OLDEST_VERSION, newest: FORMAT_VERSION, max_bytes: container::MAX_CHECKPOINT_BYTES };
 
 /// What a checkpoint says about itself, besides the weights.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -116,6 +116,7 @@ impl DomQNetAgent {
         // `header` is public: whoever built this checkpoint may have changed it after `from_bytes`.
         header.check()?;
         let cfg = &header.config;
+        container::check_record_size(&record, cfg.num_params(), header.half_precision)?;
         let model = container::load_record(|d| DomQNetModel::new(cfg, d), &record, header.half_precision, device)?;
         let mut agent = DomQNetAgent::assemble(header.config, header.vocabs, model);
         agent.counters = header.counters;

@@ -11,6 +11,10 @@ use super::observation::NodeRef;
 pub enum EnvError {
     /// The task name is not one of the lab's tasks.
     UnknownTask(String),
+    /// A task from a link, a file, a stored run or a message names a page the lab does not open
+    /// from such sources (a whole page, a folder outside the allowed ones, a path that is not a
+    /// plain one); the text says why.
+    RefusedTask(String),
     /// The page lives on another origin, so its DOM cannot be read.
     CrossOrigin { url: String, origin: String },
     /// The server answered the page request with an error status (or not at all).
@@ -44,6 +48,7 @@ impl fmt::Display for EnvError {
         use EnvError::*;
         match self {
             UnknownTask(name) => write!(f, "unknown task \"{name}\": it is not in the lab's task list"),
+            RefusedTask(why) => write!(f, "the task cannot be opened: {why}"),
             CrossOrigin { url, origin } => write!(
                 f,
                 "{url} is on another origin ({origin}); the lab can only drive pages served from its own origin"

@@ -12,6 +12,7 @@ pub mod episode;
 pub mod error;
 pub mod fields;
 pub mod instruction;
+pub mod messages;
 pub mod miniwob;
 pub mod observation;
 pub mod task;

@@ -96,6 +96,77 @@ pub enum TaskSpec {
 /// Longest label of a generated site.
 pub const MAX_SITE_NAME: usize = 60;
 
+/// Folders on the app's origin, relative to the app's page, whose pages a task from a link, a
+/// file, a stored run or the learner worker may name: MiniWoB++'s `html/` folder served beside
+/// the app (a task page is `miniwob/html/miniwob/<task>.html`).
+pub const ALLOWED_FOLDERS: &[&str] = &[super::miniwob::MINIWOB_MOUNT];
+/// Longest folder path and page name read.
+pub const MAX_FOLDER_CHARS: usize = 200;
+pub const MAX_PAGE_NAME: usize = 100;
+
+/// A folder as the lab reads it: a relative path on the app's origin made of plain segments
+/// (letters, digits, `-`, `_`, `.`, `~`), no `.` or `..` segment, no empty one (`//`), no scheme,
+/// backslash, percent-escape, query or fragment. A leading `/` is read as relative to the app
+/// (`/miniwob/html/` is `miniwob/html/`). Returns the normalised spelling (no leading slash, one
+/// trailing slash), or what is wrong, as a clause after "its folder ... ".
+pub fn plain_folder(base_url: &str) -> Result<String, String> {
+    if base_url.is_empty() {
+        return Err("is empty".into());
+    }
+    if base_url.chars().count() > MAX_FOLDER_CHARS {
+        return Err(format!("is longer than {MAX_FOLDER_CHARS} characters"));
+    }
+    if base_url.contains(':') || base_url.starts_with("//") {
+        return Err("points to another site (a folder is a path on this one)".into());
+    }
+    if let Some(c) = base_url.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '~' | '/'))) {
+        let what = match c {
+            '?' | '#' => "a query or fragment".to_string(),
+            '%' => "a percent-escape".to_string(),
+            '\\' => "a backslash".to_string(),
+            c if c.is_whitespace() || c.is_control() => "a space or control character".to_string(),
+            c => format!("the character '{c}'"),
+        };
+        return Err(format!("has {what} (a folder is a plain path: letters, digits, '-', '_', '.', '~' and '/')"));
+    }
+    let path = base_url.strip_prefix('/').unwrap_or(base_url);
+    let path = path.strip_suffix('/').unwrap_or(path);
+    let mut segments = Vec::new();
+    for seg in path.split('/') {
+        match seg {
+            "" => return Err("has an empty segment ('//')".into()),
+            "." | ".." => return Err(format!("has a '{seg}' segment")),
+            s => segments.push(s),
+        }
+    }
+    Ok(format!("{}/", segments.join("/")))
+}
+
+/// A page name is a plain file stem: 1 to [`MAX_PAGE_NAME`] letters, digits, `-`, `_` or `.`,
+/// starting with a letter or digit, without `..`.
+fn check_page_name(name: &str) -> Result<(), EnvError> {
+    let plain = name.len() <= MAX_PAGE_NAME
+        && name.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
+        && !name.contains("..")
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if plain {
+        return Ok(());
+    }
+    Err(EnvError::RefusedTask(format!(
+        "its page name \"{}\" is not a plain file name (letters, digits, '-', '_' and '.')",
+        shown(name)
+    )))
+}
+
+/// Untrusted text as a message quotes it: at most 80 characters, control characters as '?'.
+pub fn shown(s: &str) -> String {
+    let mut out: String = s.chars().take(80).map(|c| if c.is_control() { '?' } else { c }).collect();
+    if s.chars().count() > 80 {
+        out.push('…');
+    }
+    out
+}
+
 /// The page every generated site is shown on: `tasks/gminiwob.html` with the core inlined, so it
 /// needs no server and runs same-origin through `srcdoc`.
 pub fn generated_page() -> &'static str {
@@ -111,15 +182,14 @@ impl TaskSpec {
             .ok_or_else(|| EnvError::UnknownTask(name.to_string()))
     }
 
-    /// A page in a user-given folder. The name must be a plain file stem (no paths).
+    /// A page in a folder a person gave (e.g. typed into the Watch view): the folder must be a
+    /// plain path on the app's origin ([`plain_folder`], kept in its normalised spelling) and the
+    /// name a plain file stem. Whether the folder may be opened from a link, a file or a stored
+    /// run is [`Self::check_untrusted`]'s question, not this one's.
     pub fn external(base_url: &str, name: &str) -> Result<Self, EnvError> {
-        let plain = !name.is_empty()
-            && !name.contains("..")
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-        if !plain {
-            return Err(EnvError::UnknownTask(name.to_string()));
-        }
-        Ok(TaskSpec::External { base_url: base_url.trim().to_string(), name: name.to_string() })
+        check_page_name(name)?;
+        let folder = plain_folder(base_url.trim()).map_err(|why| EnvError::RefusedTask(format!("its folder \"{}\" {why}", shown(base_url))))?;
+        Ok(TaskSpec::External { base_url: folder, name: name.to_string() })
     }
 
     /// One of the lab's own tasks as a self-contained page (core script and styles inlined).
@@ -156,6 +226,44 @@ impl TaskSpec {
         Ok(())
     }
 
+    /// The one check for a task that does not come from the lab's own code: a share link, a
+    /// demonstration file, a run or session restored from the browser's store, the training
+    /// request, the learner worker's page requests and `Lab`'s JavaScript entry points. A whole
+    /// page (`Inline`) is refused: it would run as the lab's own code. A builtin name must be in
+    /// the registry; an external page must be a plain file stem in a plain folder under one of
+    /// [`ALLOWED_FOLDERS`]; a generated site's label must be plain (its design was checked as
+    /// it was read).
+    pub fn check_untrusted(&self) -> Result<(), EnvError> {
+        self.check_untrusted_with(&[])
+    }
+
+    /// [`Self::check_untrusted`], where the folders a person typed into this tab (`typed`, each
+    /// a [`plain_folder`]) may be opened too. They are never read from a link, a file or the
+    /// store, so nothing but the person's own typing adds to them.
+    pub fn check_untrusted_with(&self, typed: &[String]) -> Result<(), EnvError> {
+        match self {
+            TaskSpec::Builtin { name } => TaskSpec::builtin(name).map(|_| ()),
+            TaskSpec::External { base_url, name } => {
+                check_page_name(name)?;
+                let folder = plain_folder(base_url).map_err(|why| EnvError::RefusedTask(format!("its folder \"{}\" {why}", shown(base_url))))?;
+                let allowed = ALLOWED_FOLDERS.iter().any(|p| folder.starts_with(p))
+                    || typed.iter().any(|t| plain_folder(t).is_ok_and(|t| t == folder));
+                if !allowed {
+                    return Err(EnvError::RefusedTask(format!(
+                        "its folder \"{folder}\" is not one the lab opens from links, files or saved runs (only folders under {}); \
+                         a folder typed into the Watch view opens in that tab",
+                        ALLOWED_FOLDERS.iter().map(|p| format!("\"{p}\"")).collect::<Vec<_>>().join(", ")
+                    )));
+                }
+                Ok(())
+            }
+            TaskSpec::Inline { .. } => Err(EnvError::RefusedTask(
+                "it carries a whole page, which would run as the lab's own code: links, files and saved runs name tasks instead".into(),
+            )),
+            TaskSpec::Generated { .. } => self.check_generated_name(),
+        }
+    }
+
     pub fn name(&self) -> &str {
         match self {
             TaskSpec::Builtin { name }
@@ -177,9 +285,12 @@ impl TaskSpec {
     pub fn page_url(&self) -> Option<String> {
         match self {
             TaskSpec::Builtin { name } => Some(format!("tasks/{name}.html")),
+            // Relative to the app's page, whichever spelling the folder came in: `/miniwob/html/`
+            // on an app served at `/lab/` is `/lab/miniwob/html/`, never another site's folder.
             TaskSpec::External { base_url, name } => {
-                let sep = if base_url.is_empty() || base_url.ends_with('/') { "" } else { "/" };
-                Some(format!("{base_url}{sep}{name}.html"))
+                let folder = base_url.strip_prefix('/').filter(|f| !f.starts_with('/')).unwrap_or(base_url);
+                let sep = if folder.is_empty() || folder.ends_with('/') { "" } else { "/" };
+                Some(format!("{folder}{sep}{name}.html"))
             }
             TaskSpec::Inline { .. } | TaskSpec::Generated { .. } => None,
         }
@@ -226,10 +337,78 @@ mod tests {
         assert_eq!(TaskSpec::builtin("click-button").unwrap().page_url().unwrap(), "tasks/click-button.html");
         assert_eq!(TaskSpec::builtin("nope"), Err(EnvError::UnknownTask("nope".into())));
         let ext = TaskSpec::external("/miniwob/html/miniwob", "click-tab-2").unwrap();
-        assert_eq!(ext.page_url().unwrap(), "/miniwob/html/miniwob/click-tab-2.html");
+        assert_eq!(ext, TaskSpec::External { base_url: "miniwob/html/miniwob/".into(), name: "click-tab-2".into() });
+        assert_eq!(ext.page_url().unwrap(), "miniwob/html/miniwob/click-tab-2.html");
         assert!(TaskSpec::external("/m/", "../secret").is_err());
         assert!(TaskSpec::external("/m/", "a/b").is_err());
-        assert_eq!(TaskSpec::external("/m/", "flight.Alaska").unwrap().page_url().unwrap(), "/m/flight.Alaska.html");
+        assert_eq!(TaskSpec::external("/m/", "flight.Alaska").unwrap().page_url().unwrap(), "m/flight.Alaska.html");
+        // A stored leading-slash spelling resolves relative to the app too.
+        let stored = TaskSpec::External { base_url: "/miniwob/html/miniwob/".into(), name: "click-test".into() };
+        assert_eq!(stored.page_url().unwrap(), "miniwob/html/miniwob/click-test.html");
+    }
+
+    #[test]
+    fn folders_are_plain_paths_on_the_apps_origin() {
+        for (given, normal) in [("miniwob/html/miniwob/", "miniwob/html/miniwob/"), ("/miniwob/html/miniwob", "miniwob/html/miniwob/"), ("a", "a/"), ("x.y/z~1/", "x.y/z~1/")] {
+            assert_eq!(plain_folder(given).as_deref(), Ok(normal), "{given}");
+        }
+        for (bad, why) in [
+            ("", "empty"),
+            ("https://evil.example/miniwob/html/", "another site"),
+            ("//evil.example/miniwob/html/", "another site"),
+            ("javascript:alert(1)", "another site"),
+            ("miniwob/html/../../secret/", "'..' segment"),
+            ("miniwob/./html/", "'.' segment"),
+            ("miniwob//html/", "empty segment"),
+            ("miniwob\\html/", "backslash"),
+            ("miniwob/%2e%2e/", "percent-escape"),
+            ("miniwob/html/?x=1", "query or fragment"),
+            ("miniwob/html/#x", "query or fragment"),
+            ("miniwob/ html/", "space"),
+            ("miniwob/\u{0}/", "control"),
+            ("miniwob/ĥtml/", "the character 'ĥ'"),
+        ] {
+            let e = plain_folder(bad).unwrap_err();
+            assert!(e.contains(why), "{bad:?}: {e}");
+        }
+        assert!(plain_folder(&"a/".repeat(101)).unwrap_err().contains("longer than 200"));
+    }
+
+    #[test]
+    fn untrusted_specs_name_only_known_tasks_and_allowed_folders() {
+        let ok = |s: &TaskSpec| s.check_untrusted();
+        let refused = |s: &TaskSpec| ok(s).unwrap_err().to_string();
+        let ext = |base: &str, name: &str| TaskSpec::External { base_url: base.into(), name: name.into() };
+        assert_eq!(ok(&TaskSpec::Builtin { name: "click-test".into() }), Ok(()));
+        assert_eq!(ok(&TaskSpec::Builtin { name: "../x".into() }), Err(EnvError::UnknownTask("../x".into())));
+        assert_eq!(ok(&ext("miniwob/html/miniwob/", "click-test")), Ok(()));
+        assert_eq!(ok(&ext("/miniwob/html/miniwob/", "click-test")), Ok(()), "the leading-slash spelling");
+        assert_eq!(ok(&ext("miniwob/html/miniwob", "flight.Alaska")), Ok(()));
+        // Folders outside the allowed prefix, or that only look like it.
+        assert!(refused(&ext("tasks/", "click-test")).contains("not one the lab opens from links"));
+        assert!(refused(&ext("", "index")).contains("empty"));
+        assert!(refused(&ext("miniwob/htmlx/", "a")).contains("not one the lab opens"));
+        assert!(refused(&ext("miniwob/", "a")).contains("not one the lab opens"));
+        assert!(refused(&ext("miniwob/html/../../", "index")).contains("'..' segment"));
+        assert!(refused(&ext("miniwob/html/%2e%2e/", "index")).contains("percent-escape"));
+        assert!(refused(&ext("https://evil.example/miniwob/html/", "a")).contains("another site"));
+        assert!(refused(&ext("//evil.example/miniwob/html/", "a")).contains("another site"));
+        assert!(refused(&ext("miniwob/html/?", "a")).contains("query"));
+        // Names are plain file stems.
+        for name in ["../secret", "a/b", "", ".hidden", "a\\b", "a?b", "a#b", "a%2fb", "a b", &"x".repeat(101)] {
+            assert!(refused(&ext("miniwob/html/miniwob/", name)).contains("not a plain file name"), "{name:?}");
+        }
+        // A whole page never, a generated site with a plain label.
+        let inline = TaskSpec::Inline { name: "x".into(), html: "<script>alert(1)</script>".into() };
+        assert!(refused(&inline).contains("whole page"));
+        let site = TaskSpec::generated("shopping-3", crate::gminiwob::test_sites::test_site("shopping", 3).unwrap()).unwrap();
+        assert_eq!(ok(&site), Ok(()));
+        // A folder the person typed opens in their tab (either spelling), and only it.
+        let typed = vec!["/my-tasks/".to_string()];
+        assert_eq!(ext("my-tasks/", "a").check_untrusted_with(&typed), Ok(()));
+        assert_eq!(ext("/my-tasks", "a").check_untrusted_with(&typed), Ok(()));
+        assert!(ext("my-tasks/sub/", "a").check_untrusted_with(&typed).is_err());
+        assert!(ext("my-tasks/", "a").check_untrusted().is_err());
     }
 
     #[test]

@@ -54,7 +54,20 @@ pub struct Kind {
     pub name: &'static str,
     pub oldest: u32,
     pub newest: u32,
+    /// Largest file of this kind read: larger ones are refused before anything is parsed.
+    pub max_bytes: usize,
 }
+
+/// Largest agent checkpoint read (a file a person opens, or the model kept in the browser): the
+/// largest network a config allows (20M parameters, `dom_q_net::config::MAX_PARAMS`, the
+/// navigator's and DOMNet's caps alike) is 80 MB in f32, plus its header.
+pub const MAX_CHECKPOINT_BYTES: usize = 128_000_000;
+/// Largest population run read (a snapshot in the browser's store: several navigators, each
+/// with its Adam moments and replay, and the adversary).
+pub const MAX_RUN_BYTES: usize = 1 << 30;
+/// Largest header read: the config, vocabularies (the largest cap holds 100,000 words) and
+/// counters as JSON.
+pub const MAX_HEADER_BYTES: usize = 16 << 20;
 
 /// FNV-1a, 64 bits: the container's checksum.
 pub fn fnv1a(bytes: &[u8]) -> u64 {
@@ -96,6 +109,14 @@ pub fn read<'a>(kind: &Kind, bytes: &'a [u8]) -> Result<Parts<'a>, CheckpointErr
         return Err(CheckpointError::NotACheckpoint(kind.name));
     }
     let corrupt = |why: &str| CheckpointError::Corrupt(why.to_string());
+    if bytes.len() > kind.max_bytes {
+        return Err(CheckpointError::Corrupt(format!(
+            "it is {} MB, over the {} MB a {} checkpoint can be",
+            bytes.len() / 1_000_000,
+            kind.max_bytes / 1_000_000,
+            kind.name
+        )));
+    }
     let u32_at = |at: usize| -> Result<u32, CheckpointError> {
         bytes.get(at..at + 4).map(|b| u32::from_le_bytes(b.try_into().unwrap())).ok_or_else(|| corrupt("it ends too early"))
     };
@@ -110,10 +131,14 @@ pub fn read<'a>(kind: &Kind, bytes: &'a [u8]) -> Result<Parts<'a>, CheckpointErr
     if fnv1a(body) != u64::from_le_bytes(sum.try_into().unwrap()) {
         return Err(corrupt("its checksum does not match (the file was changed or cut short)"));
     }
-    let header_end = 16usize.checked_add(u32_at(12)? as usize).ok_or_else(|| corrupt("bad header length"))?;
+    let header_len = u32_at(12)? as usize;
+    if header_len > MAX_HEADER_BYTES {
+        return Err(corrupt("its header is too long"));
+    }
+    let header_end = 16usize.checked_add(header_len).ok_or_else(|| corrupt("bad header length"))?;
     let header = body.get(16..header_end).ok_or_else(|| corrupt("bad header length"))?;
     let record_len = body
-        .get(header_end..header_end + 8)
+        .get(header_end..header_end.checked_add(8).ok_or_else(|| corrupt("bad header length"))?)
         .map(|b| u64::from_le_bytes(b.try_into().unwrap()))
         .ok_or_else(|| corrupt("it ends too early"))?;
     let record_end = usize::try_from(record_len).ok().and_then(|n| (header_end + 8).checked_add(n)).ok_or_else(|| corrupt("the weights are cut short"))?;
@@ -202,6 +227,19 @@ pub async fn record_bytes<M: Module>(model: &M, fresh: impl Fn(&Device) -> M, pr
     }
     let bytes = copy.into_record().into_bytes().map_err(|e| e.to_string())?;
     Ok(bytes.to_vec())
+}
+
+/// Refuses a record too small to hold a network of `params` parameters (f32, or f16 when `half`)
+/// before anything is built: a header cannot make the lab build a large network from a small file.
+pub fn check_record_size(record: &[u8], params: u64, half: bool) -> Result<(), CheckpointError> {
+    let need = params.saturating_mul(if half { 2 } else { 4 });
+    if (record.len() as u64) < need {
+        return Err(CheckpointError::Corrupt(format!(
+            "its weights are cut short: {} bytes for a network of {params} parameters (at least {need})",
+            record.len()
+        )));
+    }
+    Ok(())
 }
 
 /// Loads a record written by [`record_bytes`] into `fresh(device)`. Half-precision records are

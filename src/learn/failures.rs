@@ -34,7 +34,7 @@ pub struct EnvFailures {
 
 /// Errors no retry can mend: they name a page the run can never use, so they stop it at once.
 fn permanent(error: &EnvError) -> bool {
-    matches!(error, EnvError::UnknownTask(_) | EnvError::CrossOrigin { .. })
+    matches!(error, EnvError::UnknownTask(_) | EnvError::RefusedTask(_) | EnvError::CrossOrigin { .. })
 }
 
 impl EnvFailures {

@@ -61,6 +61,22 @@ impl Vocab {
     pub fn word(&self, id: u32) -> Option<&str> {
         self.words.get(id as usize).map(String::as_str)
     }
+
+    /// Whether a vocabulary read from a file fits an embedding table of `rows` rows: its cap is
+    /// the table's, it holds no more words than that (every id is then a row), and it starts
+    /// with `<unk>` and `<pad>`. The text says what does not fit.
+    pub fn check_fits(&self, rows: usize) -> Result<(), String> {
+        if self.cap != rows {
+            return Err(format!("has a cap of {}, but its table has {rows} rows", self.cap));
+        }
+        if self.words.len() > rows {
+            return Err(format!("holds {} words, over its table's {rows} rows", self.words.len()));
+        }
+        if self.word(UNK) != Some("<unk>") || self.word(PAD) != Some("<pad>") {
+            return Err("does not start with <unk> and <pad>".into());
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

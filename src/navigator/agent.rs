@@ -156,9 +156,10 @@ impl Navigator {
                 let target = part(&mut at)?;
                 let cfg = self.cfg.clone();
                 let plain = model.device().without_autodiff();
+                crate::learn::checkpoint::check_record_size(target, cfg.num_params(), false).map_err(|e| damaged(&format!("its target network: {e}")))?;
                 let target = crate::learn::checkpoint::load_record(|d| NavigatorModel::new(&cfg, d), target, false, &plain)
                     .map_err(|e| damaged(&format!("its target network: {e}")))?;
-                let limits = (cfg.max_elements, cfg.max_fields, cfg.max_tokens);
+                let limits = (cfg.max_elements, cfg.max_fields, cfg.max_tokens, cfg.vocab_cap);
                 let replay = Replay::from_bytes(&bytes[at..], cfg.dqn_replay_capacity, limits).map_err(|e| damaged(&e))?;
                 let mut optim = Adam::new(cfg.adam_epsilon, None);
                 if !adam.is_empty() {

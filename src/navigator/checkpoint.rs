@@ -16,7 +16,7 @@ use crate::learn::checkpoint::{self as container, CheckpointError, Kind, Precisi
 use crate::learn::vocab::Vocab;
 use crate::rng::Rng;
 
-pub const KIND: Kind = Kind { magic: b"WEBLABNV", name: "navigator", oldest: 1, newest: 1 };
+pub const KIND: Kind = Kind { magic: b"WEBLABNV", name: "navigator", oldest: 1, newest: 1, max_bytes: container::MAX_CHECKPOINT_BYTES };
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -53,15 +53,9 @@ impl Navigator {
             serde_json::from_slice(parts.header).map_err(|e| CheckpointError::Corrupt(format!("unreadable header: {e}")))?;
         header.config.validate().map_err(|e| CheckpointError::Corrupt(format!("invalid config: {e}")))?;
         header.vocab.reindex();
-        if header.vocab.cap() != header.config.vocab_cap || header.vocab.len() > header.vocab.cap() {
-            return Err(CheckpointError::Corrupt(format!(
-                "its vocabulary ({} words, cap {}) does not fit its embedding table ({} rows)",
-                header.vocab.len(),
-                header.vocab.cap(),
-                header.config.vocab_cap
-            )));
-        }
+        header.vocab.check_fits(header.config.vocab_cap).map_err(|why| CheckpointError::Corrupt(format!("its vocabulary {why}")))?;
         let cfg = header.config.clone();
+        container::check_record_size(parts.record, cfg.num_params(), header.half_precision)?;
         let model = container::load_record(|d| NavigatorModel::new(&cfg, d), parts.record, header.half_precision, device)?;
         let nav = Navigator::assemble(cfg, header.vocab.clone(), header.counters, model, Adam::new(header.config.adam_epsilon, None), Rng::new(seed));
         Ok((nav, header))
@@ -181,6 +175,13 @@ mod tests {
         };
         let big = rebuild(&|h| h["vocab"]["cap"] = serde_json::json!(1000));
         assert!(msg(&big).contains("vocabulary"), "{}", msg(&big));
+        // A network of 19M parameters (within the cap) asked for by a file that holds 200k.
+        let larger = rebuild(&|h| {
+            h["config"]["vocab_cap"] = serde_json::json!(18_000);
+            h["config"]["embedding_dim"] = serde_json::json!(1_024);
+            h["vocab"]["cap"] = serde_json::json!(18_000);
+        });
+        assert!(msg(&larger).contains("weights are cut short"), "{}", msg(&larger));
         let bad_cfg = rebuild(&|h| h["config"]["latent_dim"] = serde_json::json!(1 << 20));
         assert!(msg(&bad_cfg).contains("latent_dim"), "{}", msg(&bad_cfg));
         let other_shape = rebuild(&|h| h["config"]["latent_dim"] = serde_json::json!(13));

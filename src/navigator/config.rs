@@ -165,6 +165,10 @@ const MAX_BATCH: usize = 4_096;
 const MAX_REPLAY: usize = 100_000;
 const MAX_N_STEP: usize = 64;
 const MAX_TARGET_PERIOD: usize = 10_000_000;
+/// Sizes each within bounds can still multiply into a network too large for a tab (the
+/// vocabulary table alone could be 100,000 × 1,024): 20M parameters, 80 MB in f32, as
+/// DOM-Q-Net's cap (`dom_q_net::config::MAX_PARAMS`). The default navigator has about 205k.
+pub const MAX_PARAMS: u64 = 20_000_000;
 
 impl NavigatorConfig {
     /// Checks every value; the message names the first bad one.
@@ -210,7 +214,26 @@ impl NavigatorConfig {
         }
         finite("dqn_epsilon_start", self.dqn_epsilon_start, 0.0, 1.0)?;
         finite("dqn_epsilon_end", self.dqn_epsilon_end, 0.0, 1.0)?;
+        // Checked before anything is built: a header or a link asking for a huge network is
+        // refused here, not after the tab has allocated it.
+        let params = self.num_params();
+        if params > MAX_PARAMS {
+            return Err(format!(
+                "the network would have {params} parameters, over the limit of {MAX_PARAMS}: lower vocab_cap, embedding_dim or latent_dim"
+            ));
+        }
         Ok(())
+    }
+
+    /// The network's parameter count, from the sizes alone (`NavigatorModel::new`'s layers): the
+    /// vocabulary table, the element and field MLPs, the LSTM(s), the action-type and value heads.
+    pub fn num_params(&self) -> u64 {
+        use super::features::{ATTRIBUTES, ELEMENT_FEATURES};
+        let (v, d, l) = (self.vocab_cap as u64, self.embedding_dim as u64, self.latent_dim as u64);
+        let linear = |i: u64, o: u64| i * o + o;
+        let lstm = |p: u64| linear(l + ELEMENT_FEATURES as u64, 4 * p) + p * 4 * p;
+        let lstms = if self.bidirectional { 2 * lstm(l / 2) } else { lstm(l) };
+        v * d + linear(ATTRIBUTES as u64 * d, l) + linear(d, l) + lstms + linear(l, 2) + linear(l, l) + linear(l, 1)
     }
 
     /// ε of the DQN head's exploration after `env_steps` steps of training.
@@ -251,6 +274,14 @@ mod tests {
         bad(|c| c.dqn_epsilon_start = 1.5, "dqn_epsilon_start");
         bad(|c| c.dqn_epsilon_decay_steps = u64::MAX, "dqn_epsilon_decay_steps");
         bad(|c| c.dqn_reward_clip = Some(-1.0), "dqn_reward_clip");
+        // Each size within its bound, together a network of 102M parameters.
+        bad(
+            |c| {
+                c.vocab_cap = 100_000;
+                c.embedding_dim = 1_024
+            },
+            "over the limit of 20000000",
+        );
         bad(
             |c| {
                 c.bidirectional = true;

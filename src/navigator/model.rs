@@ -361,6 +361,18 @@ mod tests {
     use crate::navigator::features::{EpisodeMemory, encode, tests::observation};
 
     #[test]
+    fn the_configs_parameter_count_is_the_networks() {
+        use crate::navigator::config::NavigatorConfig;
+        for cfg in [
+            NavigatorConfig::default(),
+            NavigatorConfig { bidirectional: true, vocab_cap: 77, embedding_dim: 9, latent_dim: 14, ..NavigatorConfig::default() },
+        ] {
+            let m = NavigatorModel::new(&cfg, &Device::flex());
+            assert_eq!(cfg.num_params(), m.parameter_count() as u64, "{cfg:?}");
+        }
+    }
+
+    #[test]
     fn closed_choices_get_no_probability_and_open_ones_sum_to_one() {
         let cfg = NavigatorConfig { vocab_cap: 50, ..NavigatorConfig::default() };
         let dev = Device::flex();

@@ -126,26 +126,31 @@ impl Replay {
         w
     }
 
-    /// Reads [`Self::to_bytes`]; `limits` (elements, fields, tokens per attribute) are the
-    /// navigator's, so a damaged or foreign buffer cannot allocate without bound.
-    pub fn from_bytes(bytes: &[u8], capacity: usize, limits: (usize, usize, usize)) -> Result<Replay, String> {
+    /// Reads [`Self::to_bytes`]; `limits` (elements, fields, tokens per attribute, vocabulary
+    /// rows) are the navigator's, so a damaged or foreign buffer cannot allocate without bound,
+    /// and every token id is a row of its embedding table (a lookup past it would abort the tab).
+    pub fn from_bytes(bytes: &[u8], capacity: usize, limits: (usize, usize, usize, usize)) -> Result<Replay, String> {
         let mut r = Reader { bytes, at: 0 };
         let cap = r.int(u32::MAX as u64)? as usize;
         if cap != capacity {
             return Err(format!("its replay holds up to {cap} steps, this navigator's {capacity}"));
         }
         let count = r.int(capacity as u64)? as usize;
-        let (max_e, max_f, max_t) = limits;
+        let (max_e, max_f, max_t, vocab) = limits;
+        let last_id = vocab.saturating_sub(1) as u64;
         let mut items = VecDeque::with_capacity(count);
         for _ in 0..count {
             let elements = r.int(max_e as u64)? as usize;
             let fields = r.int(max_f as u64)? as usize;
             let max_tokens = r.int(max_t as u64)? as usize;
-            let mut ints = |n: usize| (0..n).map(|_| r.int(u32::MAX as u64).map(|v| v as u32)).collect::<Result<Vec<u32>, String>>();
-            let element_tokens = ints(elements * super::features::ATTRIBUTES * max_tokens)?;
-            let field_tokens = ints(fields * max_tokens)?;
+            let mut ids = |n: usize| (0..n).map(|_| r.int(last_id).map(|v| v as u32)).collect::<Result<Vec<u32>, String>>();
+            let element_tokens = ids(elements * super::features::ATTRIBUTES * max_tokens)?;
+            let field_tokens = ids(fields * max_tokens)?;
             let nf = elements * super::features::ELEMENT_FEATURES;
-            let element_features = r.take(4 * nf)?.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+            let element_features: Vec<f32> = r.take(4 * nf)?.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+            if element_features.iter().any(|x| !x.is_finite()) {
+                return Err("a stored state has a feature that is not a finite number".into());
+            }
             let set_open = r.bits(fields * elements)?;
             let click_open = r.bits(elements)?;
             let refs = (0..elements).map(|_| r.int(u32::MAX as u64).map(|v| v as u32)).collect::<Result<_, _>>()?;
@@ -281,13 +286,25 @@ mod tests {
         ep[2].action = NavAction::Set { field: 1, element: 1 };
         r.push_episode(&ep, 3, 0.99, Some(1.0));
         let bytes = r.to_bytes();
-        let limits = (250, 25, 10);
+        let limits = (250, 25, 10, 1_000);
         let back = Replay::from_bytes(&bytes, 50, limits).unwrap();
         assert_eq!(back.items, r.items);
         assert!(Replay::from_bytes(&bytes, 60, limits).unwrap_err().contains("up to 50"));
         assert!(Replay::from_bytes(&bytes[..bytes.len() - 3], 50, limits).is_err());
         assert!(Replay::from_bytes(&[bytes.as_slice(), &[0]].concat(), 50, limits).unwrap_err().contains("trailing"));
         // Fewer allowed elements than the stored states have.
-        assert!(Replay::from_bytes(&bytes, 50, (1, 25, 10)).is_err());
+        assert!(Replay::from_bytes(&bytes, 50, (1, 25, 10, 1_000)).is_err());
+        // Word ids past the vocabulary's table (its embedding lookup would abort the tab).
+        let max_id = r.items.iter().flat_map(|s| s.state.element_tokens.iter().chain(&s.state.field_tokens)).copied().max().unwrap();
+        assert!(max_id > 2, "the states carry real words");
+        let e = Replay::from_bytes(&bytes, 50, (250, 25, 10, max_id as usize)).unwrap_err();
+        assert!(e.contains(&format!("at most {}", max_id - 1)), "{e}");
+        assert!(Replay::from_bytes(&bytes, 50, (250, 25, 10, max_id as usize + 1)).is_ok());
+        // A feature that is not a number.
+        let mut nan = Replay::new(50);
+        let mut ep = episode(2);
+        ep[0].state.element_features[0] = f32::NAN;
+        nan.push_episode(&ep, 3, 0.99, None);
+        assert!(Replay::from_bytes(&nan.to_bytes(), 50, limits).unwrap_err().contains("finite"));
     }
 }

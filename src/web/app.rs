@@ -31,21 +31,29 @@ pub(super) fn js_err(e: impl std::fmt::Display) -> JsValue {
     js_sys::Error::new(&e.to_string()).into()
 }
 
+thread_local! {
+    /// Folders a person typed into this tab's task picker (`Lab.allowFolder`), each a
+    /// `plain_folder`: their pages open here besides MiniWoB++'s. Never filled from a link, a
+    /// file or the store, and gone with the tab.
+    static TYPED_FOLDERS: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The folders a person typed into this tab.
+pub(super) fn typed_folders() -> Vec<String> {
+    TYPED_FOLDERS.with(|f| f.borrow().clone())
+}
+
 /// Parses a task given from JS: a plain name (one of the lab's tasks, or `miniwob/<name>` for a
-/// real MiniWoB++ page) or a `TaskSpec` object.
+/// real MiniWoB++ page) or a `TaskSpec` object, checked as any task from outside the lab's own
+/// code is (`TaskSpec::check_untrusted`; a whole page is refused).
 pub(super) fn parse_task(task: JsValue) -> Result<TaskSpec, EnvError> {
     if let Some(name) = task.as_string() {
         return TaskSpec::from_name(&name);
     }
     let spec: TaskSpec = serde_wasm_bindgen::from_value(task)
         .map_err(|e| EnvError::UnknownTask(format!("(malformed task description: {e})")))?;
-    match &spec {
-        TaskSpec::Builtin { name } => TaskSpec::builtin(name),
-        TaskSpec::External { base_url, name } => TaskSpec::external(base_url, name),
-        TaskSpec::Inline { .. } => Ok(spec),
-        // The design was checked as it was read; the label is checked here.
-        TaskSpec::Generated { .. } => spec.check_generated_name().map(|_| spec),
-    }
+    spec.check_untrusted_with(&typed_folders())?;
+    Ok(spec)
 }
 
 fn make_policy(kind: &str, task: &TaskSpec, seed: u32) -> Result<Box<dyn Policy>, EnvError> {
@@ -87,9 +95,11 @@ impl Slots {
 
 /// Answers one environment request from the learner worker with the page's env.
 async fn serve(slots: &Slots, request: EnvRequest) -> EnvReply {
-    let task = match &request {
-        EnvRequest::Reset { task, .. } | EnvRequest::Step { task, .. } => *task,
-    };
+    // The worker's page requests name tasks like anything from outside the page's own code.
+    if let Err(e) = request.check(&typed_folders()) {
+        return EnvReply::Error(e);
+    }
+    let task = request.page();
     let mut env = match slots.take(task) {
         Ok(env) => env,
         Err(e) => return EnvReply::Error(e),
@@ -301,6 +311,41 @@ impl Lab {
             };
             Ok(to_js(&reply))
         })
+    }
+
+    /// Lets pages of `folder`, which a person typed into the task picker, open in this tab (and
+    /// in its training's page requests); returns the folder's normalised spelling, or throws what
+    /// is wrong with it (`plain_folder`: a plain path on the app's origin). Call it for what a
+    /// person typed, never for a folder read from a link, a file or the store.
+    #[wasm_bindgen(js_name = allowFolder)]
+    pub fn allow_folder(&self, folder: String) -> Result<String, JsValue> {
+        let folder = crate::env::task::plain_folder(folder.trim())
+            .map_err(|why| js_err(format!("the folder \"{}\" {why}", crate::env::task::shown(&folder))))?;
+        TYPED_FOLDERS.with(|f| {
+            let mut f = f.borrow_mut();
+            if !f.contains(&folder) {
+                f.push(folder.clone());
+            }
+        });
+        Ok(folder)
+    }
+
+    /// The folders a person typed into this tab (`allowFolder`), for the learner worker's check.
+    #[wasm_bindgen(js_name = typedFolders)]
+    pub fn typed_folders_js(&self) -> Vec<String> {
+        typed_folders()
+    }
+
+    /// The largest file of each kind the lab reads, in bytes (`demo`, `design`, `checkpoint`),
+    /// so the page refuses a larger one before reading it: a file read whole that is too large
+    /// for the tab's memory aborts the wasm.
+    #[wasm_bindgen(js_name = fileLimits)]
+    pub fn file_limits() -> JsValue {
+        to_js(&serde_json::json!({
+            "demo": crate::demo::MAX_DEMO_BYTES,
+            "design": crate::gminiwob::design::MAX_JSON_BYTES,
+            "checkpoint": crate::learn::checkpoint::MAX_CHECKPOINT_BYTES,
+        }))
     }
 
     /// The lab's own tasks (`tasks/index.json`).
@@ -596,12 +641,21 @@ impl Lab {
         serde_json::to_string(&rec.finish(&self.envs.0)).map_err(js_err)
     }
 
+    /// Reads a demonstration file's text as `replayDemonstration` would (size, format, task), so
+    /// the page shows its task and seed only once it is known to be one; throws what is wrong.
+    /// Returns `{task, seed, steps, raw_reward}`.
+    #[wasm_bindgen(js_name = readDemonstration)]
+    pub fn read_demonstration(&self, json: String) -> Result<JsValue, JsValue> {
+        let demo = Demonstration::from_json_in(&json, &typed_folders()).map_err(js_err)?;
+        Ok(to_js(&serde_json::json!({ "task": demo.task, "seed": demo.seed, "steps": demo.steps.len(), "raw_reward": demo.raw_reward })))
+    }
+
     /// Replays a demonstration file on page #0; resolves with how it went.
     #[wasm_bindgen(js_name = replayDemonstration)]
     pub fn replay_demonstration(&self, json: String) -> Promise {
         let slots = self.envs.clone();
         future_to_promise(async move {
-            let demo = Demonstration::from_json(&json).map_err(js_err)?;
+            let demo = Demonstration::from_json_in(&json, &typed_folders()).map_err(js_err)?;
             let actions: Vec<Action> = demo.actions().cloned().collect();
             let expected: Vec<Observation> = demo.steps.iter().map(|s| s.observation.clone()).collect();
             let mut env = slots.take(0).map_err(js_err)?;

@@ -122,14 +122,21 @@ impl TaskFrame {
         .map(|(_, _, label)| label);
         if let Some(missing) = missing {
             // Usually a script of the page failed; say which and how, not just what is missing.
-            return Err(match diagnose_scripts(&win, &doc).await {
+            return Err(match diagnose_scripts(&win, &url, inline).await {
                 Some(ScriptFailure::Threw(message)) => {
                     EnvError::PageThrew { task: spec.name().to_string(), message: format!("{message} (while loading {url})") }
                 }
+                Some(ScriptFailure::DoesNotParse { script, message }) => EnvError::PageThrew {
+                    task: spec.name().to_string(),
+                    message: format!("{message} (in {script}, while loading {url})"),
+                },
                 Some(ScriptFailure::Unloadable { src, detail }) => {
                     EnvError::NotATaskPage { url, missing: format!("{missing}: its script {src} could not be loaded ({detail})") }
                 }
-                None => EnvError::NotATaskPage { url, missing: missing.into() },
+                None => EnvError::NotATaskPage {
+                    url,
+                    missing: format!("{missing} (its scripts load and parse: one may have stopped with an error as the page loaded; the browser's console for the page shows it)"),
+                },
             });
         }
         // Our own tamper marks, so `tampered` works on any page (clicks of any origin count).
@@ -325,46 +332,70 @@ impl LoadedPage {
 
 /// Why a page's scripts did not set it up.
 enum ScriptFailure {
-    /// A script threw (or did not compile): the exception's text.
+    /// The page's core recorded an error thrown while the page loaded (the lab's core does).
     Threw(String),
+    /// A classic script does not parse: which one, and the parser's message.
+    DoesNotParse { script: String, message: String },
     /// A `<script src>` could not be fetched.
     Unloadable { src: String, detail: String },
 }
 
-/// Finds the script that kept a page from setting up. The exception it threw while the page loaded
-/// is gone by then (the lab cannot listen on a page's window before the page creates it), so each
-/// classic script is fetched if external, compiled and run again, in order, each in its own
-/// function scope (so its declarations cannot clash with the ones it made the first time), until
-/// one fails. Only used on a page that is already unusable.
-async fn diagnose_scripts(win: &Window, doc: &Document) -> Option<ScriptFailure> {
-    let scripts = doc.get_elements_by_tag_name("script");
-    let function_ctor = get(win, "Function");
+/// Finds the script that kept a page from setting up, without running anything of the page.
+/// First the errors the page's core kept while the page loaded (`core.loadErrors`, the lab's
+/// core; the lab cannot listen on a page's window before the page creates it). Otherwise the
+/// page's source as it was served (or the HTML it was given) is parsed inertly (`DOMParser`
+/// runs no script), so only the scripts the browser itself met while loading are looked at,
+/// never ones the page inserted later: each external one is fetched (same origin only) and each
+/// is compiled, never called, until one cannot be had or does not parse. Only used on a page
+/// that is already unusable.
+async fn diagnose_scripts(win: &Window, url: &str, inline: Option<&str>) -> Option<ScriptFailure> {
+    let recorded = call(&get(win, "core"), "loadErrors", &[]).ok().filter(|v| js_sys::Array::is_array(v));
+    if let Some(first) = recorded.map(|v| js_sys::Array::from(&v).get(0)).and_then(|v| v.as_string()) {
+        return Some(ScriptFailure::Threw(crate::env::task::shown(&first)));
+    }
+    let source = match inline {
+        Some(html) => html.to_string(),
+        None => fetch_text(url).await.ok()?,
+    };
+    let parsed = web_sys::DomParser::new().ok()?.parse_from_string(&source, web_sys::SupportedType::TextHtml).ok()?;
+    let scripts = parsed.get_elements_by_tag_name("script");
+    // The lab's own `Function` constructor (never the page's, which the page may have replaced):
+    // constructing compiles the code; the function is never called.
+    let function_ctor = get(&window(), "Function");
+    let ctor: &js_sys::Function = function_ctor.unchecked_ref();
+    let own_origin = window().location().origin().ok()?;
+    // A page given as HTML resolves its script paths against the lab's page.
+    let base = if inline.is_some() { window().location().href().ok()? } else { url.to_string() };
     for i in 0..scripts.length() {
         let Some(script) = scripts.item(i) else { continue };
         let kind = script.get_attribute("type").unwrap_or_default().to_ascii_lowercase();
         if !matches!(kind.as_str(), "" | "text/javascript" | "application/javascript") {
             continue;
         }
-        let code = match script.get_attribute("src") {
-            Some(src) => match fetch_text(win, &src).await {
-                Ok(code) => code,
-                Err(detail) => return Some(ScriptFailure::Unloadable { src, detail }),
-            },
-            None => script.text_content().unwrap_or_default(),
+        let (label, code) = match script.get_attribute("src") {
+            Some(src) => {
+                let Ok(resolved) = web_sys::Url::new_with_base(&src, &base) else { continue };
+                // Another origin's script is not fetched from here.
+                if resolved.origin() != own_origin {
+                    continue;
+                }
+                match fetch_text(&resolved.href()).await {
+                    Ok(code) => (format!("its script {src}"), code),
+                    Err(detail) => return Some(ScriptFailure::Unloadable { src, detail }),
+                }
+            }
+            None => (format!("its inline script #{}", i + 1), script.text_content().unwrap_or_default()),
         };
-        let ctor: &js_sys::Function = function_ctor.unchecked_ref();
-        let run = js_sys::Reflect::construct(ctor, &js_sys::Array::of1(&JsValue::from_str(&code)))
-            .and_then(|f| f.unchecked_into::<js_sys::Function>().call0(win));
-        if let Err(e) = run {
-            return Some(ScriptFailure::Threw(js_message(&e)));
+        if let Err(e) = js_sys::Reflect::construct(ctor, &js_sys::Array::of1(&JsValue::from_str(&code))) {
+            return Some(ScriptFailure::DoesNotParse { script: label, message: js_message(&e) });
         }
     }
     None
 }
 
-/// The text at `url` (relative to the page), or why it could not be had.
-async fn fetch_text(win: &Window, url: &str) -> Result<String, String> {
-    let resp = JsFuture::from(win.fetch_with_str(url)).await.map_err(|e| js_message(&e))?;
+/// The text at `url` (absolute, on the lab's origin), or why it could not be had.
+async fn fetch_text(url: &str) -> Result<String, String> {
+    let resp = JsFuture::from(window().fetch_with_str(url)).await.map_err(|e| js_message(&e))?;
     let resp: web_sys::Response = resp.unchecked_into();
     if !resp.ok() {
         return Err(format!("HTTP {} {}", resp.status(), resp.status_text()));

@@ -19,7 +19,7 @@ use std::rc::Rc;
 
 use burn::prelude::Device;
 use js_sys::Promise;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
@@ -27,13 +27,14 @@ use super::remote::{RemoteEnv, to_js};
 use super::util::{now_ms, sleep};
 use crate::dom_q_net::agent::{NOT_FINITE, probe_update};
 use crate::dom_q_net::checkpoint::{Checkpoint, Precision};
-use crate::dom_q_net::replay::StoredTransition;
-use crate::dom_q_net::train::{Control, TaskProgress, TrainEvent, Trainer, TrainerState, evaluate};
+use crate::dom_q_net::train::{Control, TaskProgress, TrainEvent, Trainer, evaluate};
 use crate::dom_q_net::{DomQNetAgent, DqnConfig};
 use crate::env::{EnvError, Environment, Observation, Step, TaskSpec};
 use crate::learn::Agent;
 use crate::learn::failures::EnvFailures;
 use crate::util::before;
+
+pub use crate::learn::request::{DOM_Q_NET, NAVIGATOR, SNAPSHOT_SCHEMA, SavedRun, TrainRequest, check_schema};
 
 #[wasm_bindgen]
 extern "C" {
@@ -42,121 +43,12 @@ extern "C" {
     pub(super) fn post(message: JsValue);
 }
 
-/// What the page asks the learner to do.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(default)]
-pub struct TrainRequest {
-    /// Which agent trains: "dom-q-net" (on `tasks`) or "navigator" (on sites from `generator`).
-    pub agent: String,
-    /// The navigator's environment generator (DR, CL, one site, or an adversary: the population
-    /// loop of `learner_adversary`).
-    pub generator: Option<crate::curriculum::GeneratorSpec>,
-    /// Judge the navigator on the test sites (on the site simulator) about this often, seconds.
-    pub judge_every_s: f64,
-    /// Greedy episodes per test site and level when judging.
-    pub judge_seeds: u32,
-    /// Agent settings: a `DqnConfig`, whole or partial. Fields it leaves out follow the paper's
-    /// preset for the tasks ([`DqnConfig::for_tasks`]: T = 7 for social-media, the multitask
-    /// buffer for several tasks).
-    pub config: serde_json::Value,
-    pub tasks: Vec<TaskSpec>,
-    /// Stop after this many environment steps, all tasks together.
-    pub frames: u64,
-    pub seed: u32,
-    /// "auto", "webgpu" or "cpu".
-    pub backend: String,
-    /// The WebGPU adapter the page found (e.g. "google swiftshader (fallback)"), or none.
-    pub adapter: Option<String>,
-    /// Give up on WebGPU (and train on the CPU) when starting it takes longer than this.
-    pub webgpu_start_timeout_ms: u32,
-    /// ... or when its timing probe (shader compilation included) takes longer than this.
-    pub webgpu_probe_timeout_ms: u32,
-    /// How often to report progress.
-    pub progress_ms: f64,
-    /// Keep a checkpoint every this many updates (for recovery, and to hand to the page).
-    pub checkpoint_every: u64,
-    /// Post a snapshot of the whole run (to survive a reload) this often; 0: never.
-    pub snapshot_every_s: f64,
-    /// How many of the newest transitions a snapshot keeps.
-    pub snapshot_replay: usize,
-    /// Start paused (the page may then step or resume).
-    pub start_paused: bool,
-    /// `checkpoint` messages carry f16 weights (half the size; for agents to ship and watch).
-    /// Snapshots always keep f32, so a resumed run continues exactly.
-    pub checkpoint_half: bool,
-    /// Post a `checkpoint` message with the final model when training ends.
-    pub checkpoint_at_end: bool,
-    /// After training, evaluate each task greedily (noise off) on this many episodes; 0: don't.
-    pub eval_episodes: u32,
-    /// Seed of the first evaluation episode; far from the training seeds (which start at `seed`
-    /// and count up per episode), so evaluation pages are held out.
-    pub eval_seed: u32,
-}
-
-pub const DOM_Q_NET: &str = "dom-q-net";
-pub const NAVIGATOR: &str = "navigator";
-
-/// The version of a snapshot's format: its `state` text and the record the page keeps around it
-/// in IndexedDB (`www/train.js`). A snapshot of another version is refused with a message and
-/// left where it is. Records from before versioning carry none (read as 0).
-pub const SNAPSHOT_SCHEMA: u32 = 1;
-
-/// Refuses a snapshot of another format than this lab's, saying which.
-pub fn check_schema(schema: u32) -> Result<(), String> {
-    if schema == SNAPSHOT_SCHEMA {
-        return Ok(());
-    }
-    let whose = if schema < SNAPSHOT_SCHEMA { "an older version" } else { "a newer version" };
-    let written = if schema == 0 { "no format version".to_string() } else { format!("format {schema}") };
-    Err(format!(
-        "the saved training run was written by {whose} of the lab ({written}; this lab reads format {SNAPSHOT_SCHEMA}), so it cannot be resumed"
-    ))
-}
-
 /// The page's check of a stored record's version before it resumes it (`schema` as stored:
 /// anything; not a whole number reads as no version).
 #[wasm_bindgen(js_name = checkSnapshotSchema)]
 pub fn check_snapshot_schema(schema: JsValue) -> Result<(), JsValue> {
     let v = schema.as_f64().filter(|v| v.fract() == 0.0 && (0.0..=u32::MAX as f64).contains(v)).unwrap_or(0.0);
     check_schema(v as u32).map_err(|e| JsValue::from_str(&e))
-}
-
-/// The part of a run beyond the model checkpoint: where each task stands, and recent replay.
-#[derive(Serialize, Deserialize)]
-pub struct SavedRun {
-    #[serde(default)]
-    pub schema: u32,
-    pub trainer: TrainerState,
-    pub replay: Vec<StoredTransition>,
-}
-
-impl SavedRun {
-    /// A saved run read back from storage, checked against the request it is to continue and
-    /// the agent's config: its version, one progress entry and episode count per task, and every
-    /// transition's lengths, indices and numbers (see [`StoredTransition::check`]).
-    pub fn check(&self, req: &TrainRequest, cfg: &DqnConfig) -> Result<(), String> {
-        check_schema(self.schema)?;
-        let t = &self.trainer;
-        if t.tasks != req.tasks {
-            return Err("the saved run trained other tasks than this request names".into());
-        }
-        let damaged = |why: String| format!("the saved run is damaged: {why}");
-        if t.progress.len() != t.tasks.len() || t.episodes.len() != t.tasks.len() {
-            return Err(damaged(format!(
-                "{} tasks with {} progress entries and {} episode counts",
-                t.tasks.len(),
-                t.progress.len(),
-                t.episodes.len()
-            )));
-        }
-        if !t.elapsed_ms.is_finite() || t.elapsed_ms < 0.0 {
-            return Err(damaged(format!("its training time is {} ms", t.elapsed_ms)));
-        }
-        for (k, s) in self.replay.iter().enumerate() {
-            s.check(cfg).map_err(|e| damaged(format!("saved transition {k}: {e}")))?;
-        }
-        Ok(())
-    }
 }
 
 /// A task page's environment that keeps its last failure, so the learner knows which task's
@@ -194,41 +86,18 @@ impl Environment for Watched {
     }
 }
 
-impl Default for TrainRequest {
-    fn default() -> Self {
-        TrainRequest {
-            agent: DOM_Q_NET.into(),
-            generator: None,
-            judge_every_s: 30.0,
-            judge_seeds: 10,
-            config: serde_json::Value::Null,
-            tasks: Vec::new(),
-            frames: 50_000,
-            seed: 1,
-            backend: "auto".into(),
-            adapter: None,
-            webgpu_start_timeout_ms: 10_000,
-            webgpu_probe_timeout_ms: 120_000,
-            progress_ms: 250.0,
-            checkpoint_every: 2_000,
-            snapshot_every_s: 30.0,
-            snapshot_replay: 5_000,
-            start_paused: false,
-            checkpoint_half: false,
-            checkpoint_at_end: false,
-            eval_episodes: 0,
-            // The first held-out seed: never a training episode's.
-            eval_seed: crate::dom_q_net::train::HELD_OUT_SEEDS,
-        }
-    }
+/// A request object from JS, read and checked (`TrainRequest::from_json`). Through JSON: JS
+/// numbers arrive as serde_json numbers that fit the config's integer and float fields alike.
+fn read_request(request: &JsValue, folders: &[String]) -> Result<TrainRequest, String> {
+    let json: String = js_sys::JSON::stringify(request).map_err(|_| "bad training request: not JSON-serialisable".to_string())?.into();
+    TrainRequest::from_json(&json, folders)
 }
 
-impl TrainRequest {
-    /// The agent's config: the request's fields over the paper's preset for its tasks.
-    pub fn dqn_config(&self) -> Result<DqnConfig, String> {
-        let names: Vec<&str> = self.tasks.iter().map(|t| t.name()).collect();
-        DqnConfig::for_tasks_with(&names, &self.config)
-    }
+/// The page's check of a stored run's request before it resumes it (the same as the worker's,
+/// with the folders a person typed into this tab): throws what is wrong.
+#[wasm_bindgen(js_name = checkTrainRequest)]
+pub fn check_train_request(request: JsValue) -> Result<(), JsValue> {
+    read_request(&request, &super::app::typed_folders()).map(|_| ()).map_err(|e| JsValue::from_str(&e))
 }
 
 /// The paper's agent config for training on `tasks` (names) together: what a request without a
@@ -482,16 +351,19 @@ impl Learner {
     /// `status`, `progress`, `checkpoint` and `snapshot` messages; resolves with the final
     /// progress, or rejects with a message.
     /// `optimizer`: the snapshot's Adam state, when it has one.
-    pub fn train(&self, request: JsValue, checkpoint: Option<Vec<u8>>, saved: Option<String>, optimizer: Option<Vec<u8>>) -> Promise {
+    /// `folders`: the folders a person typed into the page's tab (`Lab.typedFolders`), which its
+    /// tasks may name besides MiniWoB++'s; never read from the request or the store.
+    pub fn train(
+        &self,
+        request: JsValue,
+        checkpoint: Option<Vec<u8>>,
+        saved: Option<String>,
+        optimizer: Option<Vec<u8>>,
+        folders: Option<Vec<String>>,
+    ) -> Promise {
         let flags = self.flags.clone();
         future_to_promise(async move {
-            // Through JSON: JS numbers arrive as serde_json numbers that fit the config's
-            // integer and float fields alike.
-            let json: String = js_sys::JSON::stringify(&request)
-                .map_err(|_| JsValue::from_str("bad training request: not JSON-serialisable"))?
-                .into();
-            let req: TrainRequest =
-                serde_json::from_str(&json).map_err(|e| JsValue::from_str(&format!("bad training request: {e}")))?;
+            let req = read_request(&request, &folders.unwrap_or_default()).map_err(|e| JsValue::from_str(&e))?;
             if req.start_paused {
                 flags.borrow_mut().pause = true;
             }

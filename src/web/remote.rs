@@ -3,27 +3,14 @@
 //! thread answers them with its [`super::IframeEnv`]s (see `Lab::serveEnv`).
 
 use js_sys::Promise;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use super::util::js_message;
 use crate::env::{Action, EnvError, Environment, Observation, Step, TaskSpec};
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case")]
-pub enum EnvRequest {
-    Reset { task: usize, spec: TaskSpec, seed: u32 },
-    Step { task: usize, action: Action },
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EnvReply {
-    Observation(Observation),
-    Step(Step),
-    Error(EnvError),
-}
+pub use crate::env::messages::{EnvReply, EnvRequest};
 
 #[wasm_bindgen]
 extern "C" {

@@ -176,6 +176,38 @@ impl NeuralConfig {
         if self.word_vocab < 3 || self.tag_vocab < 3 || self.class_vocab < 3 {
             return Err("neural policy config: vocabularies need room beyond <unk> and <pad>".into());
         }
+        // Upper bounds, so a config from a file cannot allocate or loop until the tab dies.
+        let at_most = [
+            ("word_vocab", self.word_vocab, MAX_WORD_VOCAB),
+            ("tag_vocab", self.tag_vocab, MAX_SMALL_VOCAB),
+            ("class_vocab", self.class_vocab, MAX_SMALL_VOCAB),
+            ("word_dim", self.word_dim, MAX_WIDTH),
+            ("lstm_hidden", self.lstm_hidden, MAX_WIDTH),
+            ("tag_dim", self.tag_dim, MAX_WIDTH),
+            ("class_dim", self.class_dim, MAX_WIDTH),
+            ("value_dim", self.value_dim, MAX_WIDTH),
+            ("tampered_dim", self.tampered_dim, MAX_WIDTH),
+            ("align_dim", self.align_dim, MAX_WIDTH),
+            ("tree_dim", self.tree_dim, MAX_WIDTH),
+            ("attn_dim", self.attn_dim, MAX_WIDTH),
+            ("ctx_dim", self.ctx_dim, MAX_WIDTH),
+            ("max_text_words", self.max_text_words, MAX_TEXT_WORDS),
+            ("align_buckets", self.align_buckets, MAX_BUCKETS),
+            ("tree_depths", self.tree_depths.len(), MAX_HEADS),
+            ("goal_heads", self.goal_heads, MAX_HEADS),
+            ("dom_heads", self.dom_heads, MAX_HEADS),
+            ("replay_group_capacity", self.replay_group_capacity, MAX_GROUP_CAPACITY),
+            ("replay_batch", self.replay_batch, MAX_REPLAY_BATCH),
+            ("replay_every", self.replay_every, MAX_REPLAY_EVERY),
+            ("replay_steps", self.replay_steps, MAX_REPLAY_STEPS),
+            ("max_episode_steps", self.max_episode_steps as usize, MAX_EPISODE_STEPS),
+        ];
+        if let Some((name, v, hi)) = at_most.iter().find(|(_, v, hi)| v > hi) {
+            return Err(format!("neural policy config: {name} must be at most {hi}, not {v}"));
+        }
+        if let Some(k) = self.tree_depths.iter().find(|&&k| k > MAX_TREE_DEPTH) {
+            return Err(format!("neural policy config: a tree depth must be at most {MAX_TREE_DEPTH}, not {k}"));
+        }
         if self.replay_min_group > self.replay_group_capacity {
             return Err(format!(
                 "neural policy config: a group must be sampleable: replay_min_group {} exceeds replay_group_capacity {}",
@@ -188,9 +220,77 @@ impl NeuralConfig {
         if !(0.0..=1.0).contains(&self.gamma) {
             return Err(format!("neural policy config: gamma must lie in [0, 1], not {}", self.gamma));
         }
+        let finite = [
+            ("baseline", self.baseline),
+            ("replay_return", self.replay_return),
+            ("position_scale", self.position_scale as f64),
+            ("neighbour_px", self.neighbour_px as f64),
+            ("adam_epsilon", self.adam_epsilon as f64),
+        ];
+        if let Some((name, v)) = finite.iter().find(|(_, v)| !v.is_finite()) {
+            return Err(format!("neural policy config: {name} must be a number, not {v}"));
+        }
+        if !(self.position_scale > 0.0 && self.adam_epsilon > 0.0) {
+            return Err("neural policy config: position_scale and adam_epsilon must be above 0".into());
+        }
+        let params = self.num_params();
+        if params > MAX_PARAMS {
+            return Err(format!(
+                "neural policy config: the network would have {params} parameters, over the limit of {MAX_PARAMS}: lower the vocabularies or the sizes"
+            ));
+        }
         Ok(())
     }
+
+    /// DOMNet's parameter count from the sizes alone (`DomNet::new`'s layers), so a config can be
+    /// refused before anything is built.
+    pub fn num_params(&self) -> u64 {
+        let u = |x: usize| x as u64;
+        let linear = |i: u64, o: u64| i * o + o;
+        // v·tanh(W_h h + W_s s): W_h without bias, W_s with, v without.
+        let additive = |h: u64, s: u64, a: u64| h * a + s * a + a + a;
+        let (wd, h) = (u(self.word_dim), u(self.lstm_hidden));
+        // burn's LSTM: four gates, each an input and a hidden transform with biases; two directions.
+        let bilstm = 2 * 4 * (linear(wd, h) + linear(h, h));
+        let (fd, ed, ad, ctx) = (u(self.field_dim()), u(self.element_dim()), u(self.attn_dim), u(self.ctx_dim));
+        let (g, hd) = (u(self.goal_heads), u(self.dom_heads));
+        let state = ed + g * fd;
+        u(self.word_vocab) * wd
+            + u(self.tag_vocab) * u(self.tag_dim)
+            + u(self.class_vocab) * u(self.class_dim)
+            + u(VALUE_KINDS) * u(self.value_dim)
+            + 2 * u(self.tampered_dim)
+            + u(self.align_buckets) * u(self.align_dim)
+            + bilstm
+            + u(self.tree_depths.len()) * linear(u(self.aligned_dim()), u(self.tree_dim))
+            + additive(ed, ed, ad)
+            + fd
+            + g * additive(fd, ed, ad)
+            + hd * additive(ed, state, ad)
+            + linear(g * fd, hd)
+            + linear(ed, ctx)
+            + state * ctx
+            + linear(ctx, 2)
+            + additive(fd, ctx, ad)
+    }
 }
+
+/// Upper bounds of [`NeuralConfig::validate`] (the code's values are far below each).
+pub const MAX_WORD_VOCAB: usize = 100_000;
+pub const MAX_SMALL_VOCAB: usize = 1 << 16;
+pub const MAX_WIDTH: usize = 1_024;
+pub const MAX_TEXT_WORDS: usize = 256;
+pub const MAX_BUCKETS: usize = 1_024;
+pub const MAX_HEADS: usize = 16;
+pub const MAX_TREE_DEPTH: usize = 64;
+pub const MAX_GROUP_CAPACITY: usize = 100_000;
+pub const MAX_REPLAY_BATCH: usize = 1_024;
+pub const MAX_REPLAY_EVERY: usize = 1_000_000;
+pub const MAX_REPLAY_STEPS: usize = 10_000;
+pub const MAX_EPISODE_STEPS: usize = 1_000;
+/// 20M parameters (80 MB in f32), as DOM-Q-Net's and the navigator's caps; the code's DOMNet
+/// has about 1.1M.
+pub const MAX_PARAMS: u64 = 20_000_000;
 
 #[cfg(test)]
 mod tests {
@@ -202,6 +302,21 @@ mod tests {
         assert_eq!((c.text_dim(), c.field_dim(), c.base_dim(), c.aligned_dim(), c.element_dim()), (64, 128, 130, 258, 772));
         c.validate().unwrap();
         assert!(NeuralConfig { replay_min_group: 2000, ..c.clone() }.validate().is_err());
-        assert!(NeuralConfig { ctx_dim: 0, ..c }.validate().is_err());
+        assert!(NeuralConfig { ctx_dim: 0, ..c.clone() }.validate().is_err());
+    }
+
+    #[test]
+    fn sizes_have_upper_bounds_and_the_network_a_parameter_cap() {
+        let c = NeuralConfig::default();
+        let e = |c: NeuralConfig| c.validate().unwrap_err();
+        assert!(e(NeuralConfig { word_vocab: 1 << 40, ..c.clone() }).contains("word_vocab must be at most 100000"));
+        assert!(e(NeuralConfig { lstm_hidden: 1 << 20, ..c.clone() }).contains("lstm_hidden must be at most 1024"));
+        assert!(e(NeuralConfig { tree_depths: vec![3; 1000], ..c.clone() }).contains("tree_depths must be at most 16"));
+        assert!(e(NeuralConfig { tree_depths: vec![usize::MAX], ..c.clone() }).contains("tree depth"));
+        assert!(e(NeuralConfig { max_episode_steps: u32::MAX, ..c.clone() }).contains("max_episode_steps"));
+        assert!(e(NeuralConfig { baseline: f64::NAN, ..c.clone() }).contains("baseline"));
+        assert!(e(NeuralConfig { position_scale: 0.0, ..c.clone() }).contains("position_scale"));
+        // Each size within its bound, together far over the cap.
+        assert!(e(NeuralConfig { word_vocab: 100_000, word_dim: 1_024, ..c.clone() }).contains("parameters, over the limit of 20000000"));
     }
 }

@@ -14,3 +14,4 @@ pub mod domnet_config;
 pub mod domnet;
 pub mod replay;
 pub mod neural;
+pub mod session;

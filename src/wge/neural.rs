@@ -19,7 +19,7 @@ use super::domnet::{DomNet, DomNetAction, DomNetInput, DomNetOut, DomNetVocabs, 
 use super::domnet_config::NeuralConfig;
 use super::replay::{GroupedReplay, ReplayEpisode};
 
-pub const KIND: Kind = Kind { magic: b"WLDOMNET", name: "DOMNet", oldest: 1, newest: 1 };
+pub const KIND: Kind = Kind { magic: b"WLDOMNET", name: "DOMNet", oldest: 1, newest: 1, max_bytes: checkpoint::MAX_CHECKPOINT_BYTES };
 
 /// One decision of the neural policy, with the distributions it came from (as probabilities).
 #[derive(Clone, Debug)]
@@ -317,6 +317,12 @@ impl NeuralPolicy {
         let header: Header = serde_json::from_slice(parts.header).map_err(|e| CheckpointError::Corrupt(format!("bad header: {e}")))?;
         header.config.validate().map_err(CheckpointError::Mismatch)?;
         let cfg = header.config.clone();
+        // Each vocabulary fits its embedding table (a word's id is its position), checked before
+        // the network is built; and the record is large enough to hold the network it asks for.
+        for (name, vocab, rows) in [("word", &header.words, cfg.word_vocab), ("tag", &header.tags, cfg.tag_vocab), ("class", &header.classes, cfg.class_vocab)] {
+            vocab.check_fits(rows).map_err(|why| CheckpointError::Corrupt(format!("its {name} vocabulary {why}")))?;
+        }
+        checkpoint::check_record_size(parts.record, cfg.num_params(), false)?;
         let model = checkpoint::load_record(|d| DomNet::new(&cfg, d), parts.record, false, device)?;
         let mut vocabs = DomNetVocabs { words: header.words, tags: header.tags, classes: header.classes };
         for v in [&mut vocabs.words, &mut vocabs.tags, &mut vocabs.classes] {
@@ -549,5 +555,42 @@ mod tests {
         let k = bad.len() / 2;
         bad[k] ^= 1;
         assert!(NeuralPolicy::from_checkpoint(&bad, &Device::flex()).is_err());
+    }
+
+    #[test]
+    fn the_configs_parameter_count_is_the_networks() {
+        use burn::module::Module;
+        for cfg in [NeuralConfig::default(), small(), NeuralConfig { goal_heads: 3, dom_heads: 1, tree_depths: vec![2], ..small() }] {
+            assert_eq!(DomNet::new(&cfg, &Device::flex()).num_params() as u64, cfg.num_params(), "{cfg:?}");
+        }
+    }
+
+    #[test]
+    fn a_header_that_does_not_fit_its_network_is_refused_before_it_is_built() {
+        let p = NeuralPolicy::new(small(), &Device::flex().autodiff()).unwrap();
+        let bytes = block_on(p.checkpoint(&["sim-type".into()], Precision::Full)).unwrap();
+        let rebuild = |edit: &dyn Fn(&mut serde_json::Value)| {
+            let parts = checkpoint::read(&KIND, &bytes).unwrap();
+            let mut h: serde_json::Value = serde_json::from_slice(parts.header).unwrap();
+            edit(&mut h);
+            checkpoint::write(&KIND, &serde_json::to_vec(&h).unwrap(), parts.record)
+        };
+        let msg = |b: &[u8]| NeuralPolicy::from_checkpoint(b, &Device::flex()).err().expect("refused").to_string();
+        // A vocabulary larger than the embedding table its ids index.
+        let big = rebuild(&|h| h["words"]["cap"] = serde_json::json!(1_000_000));
+        assert!(msg(&big).contains("its word vocabulary has a cap of 1000000"), "{}", msg(&big));
+        let many = rebuild(&|h| {
+            let cap = h["config"]["tag_vocab"].as_u64().unwrap();
+            h["tags"]["words"] = serde_json::json!((0..cap + 1).map(|i| if i == 0 { "<unk>".to_string() } else if i == 1 { "<pad>".into() } else { format!("w{i}") }).collect::<Vec<_>>());
+        });
+        assert!(msg(&many).contains("its tag vocabulary holds"), "{}", msg(&many));
+        // A config without bounds (once 8 TB of embeddings) and one that fits the caps but not the file.
+        let huge = rebuild(&|h| h["config"]["word_vocab"] = serde_json::json!(1u64 << 40));
+        assert!(msg(&huge).contains("word_vocab must be at most"), "{}", msg(&huge));
+        let larger = rebuild(&|h| {
+            h["config"]["word_vocab"] = serde_json::json!(100_000);
+            h["words"]["cap"] = serde_json::json!(100_000);
+        });
+        assert!(msg(&larger).contains("weights are cut short"), "{}", msg(&larger));
     }
 }

@@ -70,6 +70,18 @@
   window.WOB_TASK_READY = true;
 
   const core = window.core = window.core || {};
+  // Errors thrown while the page loads (a task script that breaks before it defines
+  // genProblem): a driver cannot listen on a page's window before the page creates it, so the
+  // core, the page's first script, keeps their text for the driver's message.
+  const loadErrors = [];
+  window.addEventListener('error', function (e) {
+    if (document.readyState === 'complete' || loadErrors.length >= 5) return;
+    const err = e.error;
+    const text = err && err.name && typeof err.message === 'string' ? err.name + ': ' + err.message : String(e.message);
+    const file = String(e.filename || '').split('/').pop();
+    loadErrors.push(file ? text + ' (' + file + ':' + e.lineno + ')' : text);
+  });
+  core.loadErrors = function () { return loadErrors.slice(); };
   core.EPISODE_MAX_TIME = core.EPISODE_MAX_TIME || 10000; // ms; pages override before load
   core.dataMode = new URLSearchParams(window.location.search).get('mode') || 'train';
   core.fields = {};

@@ -37,6 +37,12 @@ async function openBareLab(app) {
   });
 }
 
+// The fixtures' folder as a person types it into the task picker (Lab.allowFolder): a link, a
+// file or a stored run may name only MiniWoB++'s folders.
+function allowFixtures() {
+  return page.evaluate((base) => window.lab.allowFolder(base), BASE);
+}
+
 // Runs `lab.reset(task, seed)` in the page; resolves to {obs} or {error: message}.
 function reset(task, seed = 1) {
   return page.evaluate(async ({ task, seed }) => {
@@ -47,6 +53,21 @@ function reset(task, seed = 1) {
     }
   }, { task, seed });
 }
+
+test('a folder opens only once a person typed it; nothing else points the frame elsewhere', async () => {
+  // Not typed in this tab: refused with why, as a link, a file or a stored run naming it is.
+  let r = await reset(external('nl-star'));
+  assert.match(r.error, /^the task cannot be opened: its folder "miniwob-style\/" is not one the lab opens from links, files or saved runs \(only folders under "miniwob\/html\/"\)/);
+  // Paths that leave the folder, or the site, are refused whoever gives them.
+  r = await page.evaluate(() => { try { return window.lab.allowFolder('https://example.com/x/'); } catch (e) { return e.message; } });
+  assert.match(r, /points to another site/);
+  r = await reset({ source: 'external', base_url: 'miniwob/html/../../miniwob-style/', name: 'nl-star' });
+  assert.match(r.error, /'\.\.' segment/);
+  r = await reset({ source: 'inline', name: 'x', html: '<script>parent.__pwned = 1</script>' });
+  assert.match(r.error, /whole page/);
+  assert.equal(await page.evaluate(() => window.__pwned), undefined);
+  assert.equal(await allowFixtures(), 'miniwob-style/');
+});
 
 test('a MiniWoB-style page from an external folder is driven to success through window.lab', async () => {
   await page.evaluate(() => window.lab.setConfig({ max_steps: 10, hold_clock: true }));
@@ -82,8 +103,14 @@ test('a MiniWoB-style page from an external folder is driven to success through 
 test('broken external pages get clear messages and the lab keeps working', async () => {
   await page.evaluate(() => window.lab.setConfig({ max_steps: 10, hold_clock: true, load_timeout_ms: 2000, ready_timeout_ms: 500 }));
 
+  // The page's MiniWoB-style core keeps no load errors, and the lab runs nothing of a page to
+  // find out why it is broken: its scripts load and parse, so it says what is missing and where
+  // the error shows.
   let r = await reset(external('throws-on-load'));
-  assert.match(r.error, /threw an error: Error: fixture exploded while loading \(while loading http:\/\/127\.0\.0\.1:\d+\/miniwob-style\/throws-on-load\.html\)/);
+  assert.match(r.error, /throws-on-load\.html is not a MiniWoB-style task page: it has no genProblem\(\) \(its scripts load and parse: one may have stopped with an error as the page loaded; the browser's console for the page shows it\)/);
+  // A script that does not parse is named (compiled, never run).
+  r = await reset(external('syntax-error'));
+  assert.match(r.error, /threw an error: SyntaxError: .+ \(in its inline script #2, while loading http:\/\/127\.0\.0\.1:\d+\/miniwob-style\/syntax-error\.html\)/);
 
   r = await reset(external('wrong-core-path'));
   assert.match(r.error, /not a MiniWoB-style task page: it has no core\.startEpisodeReal\(\): its script \.\.\/no-such-core\/core\.js could not be loaded \(HTTP 404/);

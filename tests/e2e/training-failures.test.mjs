@@ -22,6 +22,9 @@ async function startSession(page, request) {
   await page.evaluate(async (req) => {
     const { TrainingSession } = await import('/www/training.js');
     const lab = window.lab;
+    // The fixtures' folder, as a person would type it (links, files and stored runs name
+    // only MiniWoB++'s folders).
+    lab.allowFolder('/miniwob-style/');
     const frame = document.createElement('iframe');
     frame.style.cssText = 'width:660px;height:660px';
     document.body.appendChild(frame);

@@ -4,7 +4,8 @@
 // never a panic, and the app stays usable; a run reloaded while paused shows its restored counters
 // before it takes a step; a write over the storage quota leaves the run going
 // and the previous snapshot in place; a run whose tab crashed twice in a row waits for the
-// Resume button instead of restarting.
+// Resume button instead of restarting; a second tab neither resumes a run live in the first
+// nor starts one over it (one writer per run).
 // Run by scripts/test.sh after `trunk build`: node --test tests/e2e/
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -202,5 +203,37 @@ test('a run whose tab crashed twice in a row waits for the Resume button', { tim
     await messageMatching(page, /^Resumed the training run saved at step [\d,]+\.$/, WAIT.timeout);
     await page.click('#train-stop');
     await page.waitForFunction(() => !document.getElementById('train-start').disabled, null, WAIT);
+  });
+});
+
+test('a second tab leaves a run live in the first alone: it neither resumes it nor starts another over it', { timeout: 600_000 }, async () => {
+  await withBrowser(async (context) => {
+    const { page: first, errors } = await openApp(context, `${app.server.url}#/train`);
+    await startAndSave(first);
+    const { page: second, errors: errors2 } = await openApp(context, `${app.server.url}#/train`, await context.newPage());
+    await messageMatching(second, /^The training run saved at step [\d,]+ is live in another tab of the lab, so it is not resumed here/, WAIT.timeout);
+    assert.equal(await text(second, '#train-status'), 'Training in another tab.');
+    assert.equal(await second.isDisabled('#train-stop'), true, 'nothing runs in the second tab');
+    // Its Start is refused too: two learners would overwrite each other's run.
+    await second.$$eval('#train-tasks input', (boxes) => boxes.forEach((b) => { b.checked = b.value === 'click-test'; }));
+    await second.click('#train-start');
+    await messageMatching(second, /^A training run is live in another tab of the lab/, WAIT.timeout);
+    assert.equal(await second.isDisabled('#train-stop'), true);
+    // The first tab goes on, and the stored run is its own.
+    const now = await steps(first);
+    await first.waitForFunction((n) => Number(document.getElementById('tr-steps').textContent.replace(/,/g, '')) > n, now, WAIT);
+    await first.waitForFunction(async () => {
+      const r = await (await import('/www/store.js')).load('run');
+      return r && r.env_steps > 0;
+    }, null, WAIT);
+    // Once the first tab goes, the second says the run can be continued there.
+    await first.close();
+    await second.waitForFunction(() => /reload this tab to continue it here/.test(document.getElementById('train-status').textContent), null, WAIT);
+    await second.reload();
+    await second.waitForFunction(() => document.body.dataset.ready === 'true', null, WAIT);
+    await messageMatching(second, /^Resumed the training run saved at step [\d,]+/, WAIT.timeout);
+    await second.click('#train-stop');
+    await second.waitForFunction(() => !document.getElementById('train-start').disabled, null, WAIT);
+    assert.deepEqual(panics([...errors, ...errors2]), []);
   });
 });

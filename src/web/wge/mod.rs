@@ -8,26 +8,25 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use js_sys::Promise;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::app::{Lab, Slots, js_err};
 use super::remote::to_js;
 use super::IframeEnv;
-use crate::demo::{DemoStep, Demonstration, MAX_DEMO_BYTES};
-use crate::env::{EnvConfig, Environment, Observation, TaskSpec};
+use crate::demo::{DemoStep, Demonstration};
+use crate::env::{EnvConfig, Environment, TaskSpec};
 use crate::learn::Agent;
 use crate::learn::checkpoint::{FNV_START, Precision, fnv1a_on};
 use crate::policy::Policy;
 use crate::policy::oracle::{Script, scripted};
 use crate::share::{
     DemoMaker, MAX_WGE_DEMOS, MAX_WGE_EPISODES, MAX_WGE_EVENTS, Replay, SHARE_VERSION, ShareState, SharedDemo, WgeEvent, WgeRecipe,
-    WgeResult, WgeTimed,
+    WgeResult,
 };
 use crate::wge::config::WgeConfig;
-use crate::wge::demo_import::{MAX_WGE_FILE_BYTES, check_demo_size};
-use crate::wge::induction::{WorkflowLattice, induce};
+use crate::wge::demo_import::MAX_WGE_FILE_BYTES;
 use crate::wge::domnet_config::NeuralConfig;
 use crate::wge::explore::{run_episode, train_episode};
 use crate::wge::neural::NeuralPolicy;
@@ -38,240 +37,18 @@ pub mod import;
 mod share;
 mod view;
 use import::{ImportReport, from_lab_demo, induce_yielding, read_file};
+pub use crate::wge::session::{DemoSource, MAX_DEMOS, WGE_VIEW_FORMAT};
+use crate::wge::session::{Entry, Played, SUCCESS_WINDOW, SavedNeural, State, Tally};
 use share::Plan;
 use view::{DemoView, ExploredEpisode, NeuralView, explored_view, neural_view, view_of};
 
-/// Version of the view's saved state; a record of another version is refused and kept.
-pub const WGE_VIEW_FORMAT: u32 = 1;
-/// Most demonstrations one session holds (the paper learns from ten per task).
-pub const MAX_DEMOS: usize = 50;
 /// Most steps a scripted demonstration may take before it counts as failed.
 const SCRIPTED_MAX_STEPS: u32 = 30;
-/// The workflow policy's random seed (its demonstration and step choices); fixed, so a session's
-/// exploration is reproducible from its demonstrations and episode seeds.
-const POLICY_SEED: u64 = 1;
-/// The success rate the view charts is over this many latest exploration episodes.
-const SUCCESS_WINDOW: usize = 20;
 /// The neural policy is judged greedily on seeds from here (`EVAL_SEEDS_FROM + k`), apart from
 /// the exploration seeds, which count up from the seed box.
 const EVAL_SEEDS_FROM: u32 = 1 << 30;
 /// A shared run's policies are evaluated greedily on this many seeds from `EVAL_SEEDS_FROM`.
 const SHARE_EVAL_SEEDS: u32 = 10;
-
-/// Where a demonstration came from: a person in the app (Play & record's recorder), the lab's
-/// scripted oracle (not a person: labelled so everywhere), or a file in the published format
-/// (people on Mechanical Turk, Liu et al. 2018).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DemoSource {
-    Person,
-    Scripted,
-    Imported,
-}
-
-/// One demonstration as the view keeps it: the observation before each action and the action,
-/// the page after the last one when known, and the outcome. Names a task; never carries a page.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-struct Entry {
-    source: DemoSource,
-    /// A file name, or "seed N" for one made in the app.
-    label: String,
-    task: String,
-    steps: Vec<DemoStep>,
-    final_observation: Option<Observation>,
-    reward: f64,
-    raw_reward: f64,
-    /// Where a demonstration made in the app was played (its actions replay there, so a share
-    /// link can carry it); `None` for imported files and sessions saved before it was kept.
-    #[serde(default)]
-    played: Option<Played>,
-}
-
-#[derive(Clone, Debug, Serialize, Deserialize)]
-struct Played {
-    seed: u32,
-    data_mode: String,
-    /// False when the recorder could not say exactly what the person did (a replay may differ).
-    exact: bool,
-}
-
-impl Entry {
-    /// Whether the session can take it: sizes first (before anything reads its pages), then its
-    /// pages' structure, a task of the lab's, and at least one action.
-    fn check(&self) -> Result<(), String> {
-        check_demo_size(self.steps.len(), self.steps.iter().map(|s| &s.observation).chain(self.final_observation.as_ref()))?;
-        TaskSpec::builtin(&self.task).map_err(|_| format!("the lab has no task \"{}\"", self.task))?;
-        if self.steps.is_empty() {
-            return Err("it has no actions".into());
-        }
-        Ok(())
-    }
-}
-
-/// How exploration has gone: episodes run, successes, and the latest outcomes.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-struct Tally {
-    episodes: u32,
-    successes: u32,
-    /// Success of the latest episodes (at most [`SUCCESS_WINDOW`]).
-    recent: Vec<bool>,
-    /// The seed the next exploration episode takes.
-    next_seed: u32,
-}
-
-impl Tally {
-    fn record(&mut self, success: bool) {
-        self.episodes += 1;
-        self.successes += success as u32;
-        self.recent.push(success);
-        if self.recent.len() > SUCCESS_WINDOW {
-            self.recent.remove(0);
-        }
-    }
-    fn recent_rate(&self) -> Option<f64> {
-        (!self.recent.is_empty()).then(|| self.recent.iter().filter(|s| **s).count() as f64 / self.recent.len() as f64)
-    }
-}
-
-#[derive(Serialize, Deserialize)]
-struct Saved {
-    format: u32,
-    task: Option<String>,
-    demos: Vec<Entry>,
-    tally: Tally,
-    /// The workflow policy's weights and baselines (`WorkflowPolicy::to_json`); absent in
-    /// sessions saved before they were kept.
-    #[serde(default)]
-    policy: Option<String>,
-    /// What decided the policies since they were last started afresh (absent in older saves:
-    /// such a run cannot be shared).
-    #[serde(default)]
-    run: Option<RunLog>,
-    /// DOMNet's state; its checkpoint and Adam moments are stored beside this JSON, as bytes.
-    #[serde(default)]
-    neural: Option<SavedNeural>,
-}
-
-#[derive(Clone, Serialize, Deserialize)]
-struct SavedNeural {
-    /// Whether it was learning from exploration, and the task it learned.
-    on: bool,
-    task: Option<String>,
-}
-
-/// The run's history as a share link carries it ([`WgeRecipe`]): the first exploration seed
-/// (episode k has `first_seed + k`) and, in order, what happened before which episode.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-struct RunLog {
-    first_seed: Option<u32>,
-    events: Vec<WgeTimed>,
-}
-
-struct State {
-    task: Option<String>,
-    demos: Vec<Entry>,
-    /// Each demonstration's induced lattice (induced once: the policy starts afresh from them).
-    lattices: Vec<WorkflowLattice>,
-    /// The workflow policy over the demonstrations, in their order (it induces their lattices).
-    policy: WorkflowPolicy,
-    policy_seed: u64,
-    tally: Tally,
-    /// `None` once something happened that a link cannot say (the seeds changed mid-run, the
-    /// saved weights did not fit); starting the policy afresh starts a new log.
-    run: Option<RunLog>,
-}
-
-impl Default for State {
-    fn default() -> Self {
-        State::with_seed(POLICY_SEED)
-    }
-}
-
-impl State {
-    fn with_seed(policy_seed: u64) -> Self {
-        State {
-            task: None,
-            demos: Vec::new(),
-            lattices: Vec::new(),
-            policy: WorkflowPolicy::new(WgeConfig::default(), policy_seed),
-            policy_seed,
-            tally: Tally::default(),
-            run: Some(RunLog::default()),
-        }
-    }
-
-    fn log(&mut self, event: WgeEvent) {
-        let at = self.tally.episodes;
-        if let Some(run) = &mut self.run {
-            run.events.push(WgeTimed { at, event });
-        }
-    }
-}
-
-impl State {
-    /// Whether the session can take `e` ("label: why" when not): it is sound and of the
-    /// session's task, and there is room.
-    fn can_take(&self, e: &Entry) -> Result<(), String> {
-        self.why_not(e).map_err(|why| format!("{}: {why}", e.label))
-    }
-
-    fn why_not(&self, e: &Entry) -> Result<(), String> {
-        e.check()?;
-        if let Some(t) = &self.task
-            && !self.demos.is_empty()
-            && *t != e.task
-        {
-            return Err(format!("it is a demonstration of {}, but this session learns {t}: clear the demonstrations or pick {} first", e.task, e.task));
-        }
-        if self.demos.len() >= MAX_DEMOS {
-            return Err(format!("a session holds at most {MAX_DEMOS} demonstrations"));
-        }
-        Ok(())
-    }
-
-    /// Adds a demonstration of the session's task (the first one sets it), inducing its lattice
-    /// here (the app's own recordings: bounded by the reader's pages).
-    fn add(&mut self, e: Entry) -> Result<usize, String> {
-        self.can_take(&e)?;
-        let lattice = induce(&e.steps, e.final_observation.as_ref(), &self.policy.config.induction);
-        self.add_induced(e, lattice)
-    }
-
-    /// Adds a demonstration whose lattice was induced already (with the policy's settings).
-    fn add_induced(&mut self, e: Entry, lattice: WorkflowLattice) -> Result<usize, String> {
-        self.can_take(&e)?;
-        self.task = Some(e.task.clone());
-        self.policy.add_induced(&e.steps, lattice.clone());
-        self.demos.push(e);
-        self.lattices.push(lattice);
-        self.log(WgeEvent::Demo);
-        Ok(self.demos.len() - 1)
-    }
-
-    fn remove(&mut self, index: usize) {
-        if index < self.demos.len() {
-            self.demos.remove(index);
-            self.lattices.remove(index);
-        }
-    }
-
-    fn clear(&mut self) {
-        self.demos.clear();
-        self.lattices.clear();
-        self.task = None;
-    }
-
-    /// A fresh policy over the current demonstrations, and exploration counted from zero.
-    fn reset_policy(&mut self) {
-        self.policy = WorkflowPolicy::new(WgeConfig::default(), self.policy_seed);
-        for (e, lattice) in self.demos.iter().zip(&self.lattices) {
-            self.policy.add_induced(&e.steps, lattice.clone());
-        }
-        self.tally = Tally { next_seed: self.tally.next_seed, ..Tally::default() };
-        let at = WgeTimed { at: 0, event: WgeEvent::Demo };
-        self.run = Some(RunLog { first_seed: None, events: vec![at; self.demos.len()] });
-    }
-}
 
 /// The session's parts an async call takes along (each shared with the [`WgeSession`]).
 #[derive(Clone)]
@@ -633,16 +410,7 @@ impl WgeSession {
     pub fn save(&self) -> Result<String, JsValue> {
         let s = self.core.state.borrow();
         let neural = self.core.neural.borrow().is_some().then(|| SavedNeural { on: *self.core.neural_on.borrow(), task: s.task.clone() });
-        let saved = Saved {
-            format: WGE_VIEW_FORMAT,
-            task: s.task.clone(),
-            demos: s.demos.clone(),
-            tally: s.tally.clone(),
-            policy: Some(s.policy.to_json()),
-            run: s.run.clone(),
-            neural,
-        };
-        serde_json::to_string(&saved).map_err(js_err)
+        s.save(neural).map_err(js_err)
     }
 
     /// DOMNet's checkpoint and Adam's moments as bytes (`{checkpoint, optimizer}`, optimizer
@@ -721,45 +489,13 @@ async fn scripted_episode<E: Environment>(
     }
 }
 
-/// [`WgeSession::restore`]: each saved demonstration checked as a file is (sizes first), its
-/// lattice induced again in slices, and the saved weights kept only when they fit.
+/// [`WgeSession::restore`]: the session read back (`State::restore_with`), each lattice induced
+/// in slices that let the browser in.
 async fn restore(core: Core, pending: Rc<RefCell<Option<SavedNeural>>>, json: String) -> Result<bool, String> {
-        if json.len() > MAX_DEMO_BYTES * 2 {
-            return Err("the saved WGE session is too large to be one of this lab's".into());
-        }
-        let saved: Saved = serde_json::from_str(&json).map_err(|e| format!("the saved WGE session is damaged: {e}"))?;
-        drop(json);
-        if saved.format != WGE_VIEW_FORMAT {
-            return Err(format!("the saved WGE session has format {} (this lab reads {WGE_VIEW_FORMAT})", saved.format));
-        }
-        let mut fresh = State::default();
-        let damaged = |why: String| format!("the saved WGE session is damaged: {why}");
-        for e in saved.demos {
-            fresh.can_take(&e).map_err(damaged)?;
-            let lattice = induce_yielding(&e.steps, e.final_observation.as_ref(), &fresh.policy.config.induction).await;
-            fresh.add_induced(e, lattice).map_err(damaged)?;
-        }
-        fresh.tally = saved.tally;
-        if fresh.tally.recent.len() > SUCCESS_WINDOW || fresh.tally.successes > fresh.tally.episodes {
-            return Err("the saved WGE session is damaged: its exploration counts disagree".into());
-        }
-        fresh.task = fresh.task.or(saved.task.filter(|t| TaskSpec::builtin(t).is_ok()));
-        let learned = saved.policy.and_then(|text| WorkflowPolicy::from_json(&text).ok()).filter(|p| {
-            p.demos().len() == fresh.policy.demos().len()
-                && p.demos().iter().zip(fresh.policy.demos()).all(|(a, b)| a.lattice == b.lattice && a.field_keys == b.field_keys)
-        });
-        let resumed = learned.is_some();
-        if let Some(p) = learned {
-            fresh.policy = p;
-        }
-        // The run goes on from its saved log, through this reload; initial weights in place of
-        // learned ones are a history no link can say.
-        fresh.run = saved.run.filter(|_| resumed || fresh.tally.episodes == 0);
-        fresh.log(WgeEvent::Reload);
-        *core.state.borrow_mut() = fresh;
-        *core.neural.borrow_mut() = None;
-        *core.neural_on.borrow_mut() = false;
-        *pending.borrow_mut() = saved.neural;
-        Ok(resumed)
+    let (fresh, resumed, neural) = State::restore_with(json, async |steps, last, cfg| induce_yielding(steps, last, cfg).await).await?;
+    *core.state.borrow_mut() = fresh;
+    *core.neural.borrow_mut() = None;
+    *core.neural_on.borrow_mut() = false;
+    *pending.borrow_mut() = neural;
+    Ok(resumed)
 }
-
