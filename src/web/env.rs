@@ -201,9 +201,18 @@ impl Environment for IframeEnv {
             });
         }
         page.hold_clock(false);
-        let acted = actuator::perform(action, &self.reader, &page.window, &page.document);
+        let acted = page.reactions.during(|| actuator::perform(action, &self.reader, &page.window, &page.document));
         if self.cfg.settle_ms > 0 {
             sleep(self.cfg.settle_ms).await;
+        }
+        // The page's reaction: the short timers the action started (a widget's delay, an
+        // animation) and the images it began to show, so the observation is what a person sees
+        // once the page is still.
+        if acted.is_ok() && self.frame.still_showing(page) {
+            page.reactions.settle(self.cfg.settle_timeout_ms, || page.outcome().done).await;
+            if !page.outcome().done {
+                page.settle(&self.cfg).await;
+            }
         }
         if let Some(err) = self.page_gone() {
             return Err(err);
