@@ -155,6 +155,12 @@ impl Environment for IframeEnv {
             settle = page.start_episode(task.name(), seed, &self.cfg, site).await?;
             reloaded = Some(format!("reloaded the page: {} left showing by an earlier episode", stale.join(", ")));
         }
+        if let Some(note) = self.frame.page.as_mut().and_then(|p| p.load_note.take()) {
+            reloaded = Some(match reloaded {
+                Some(why) => format!("{why}; {note}"),
+                None => format!("reloaded the page: {note}"),
+            });
+        }
         let page = self.frame.page.as_ref().expect("loaded");
         let (utterance, fields) = page.instruction();
         // A page that gives no fields (most of MiniWoB++'s) gets them from its utterance.
