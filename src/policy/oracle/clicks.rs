@@ -175,10 +175,14 @@ fn click_collapsible(obs: &Observation) -> Option<Action> {
         .map(click)
 }
 
-/// Keeps toggling the section and never submits: the page fails the episode only when its time
-/// runs out.
+/// Submits with the section closed where Submit shows all along (MiniWoB++'s page fails that);
+/// on the lab's page, where it shows only with the section open, keeps toggling the section and
+/// never submits, so the page fails the episode only when its time runs out.
 fn click_collapsible_wrong(obs: &Observation) -> Option<Action> {
-    find(obs, |n| n.has_class("section-head") || (n.tag == "H3" && n.has_class("ui-accordion-header"))).map(click)
+    if closed_accordion_header(obs).is_some() {
+        return button(obs, "Submit").map(click);
+    }
+    find(obs, |n| n.has_class("section-head")).map(click)
 }
 
 /// Index (0-based) of the textbox that the `target` ordinal ("1st", "2nd", ...) names.

@@ -46,11 +46,6 @@ fn settle_checkboxes(obs: &Observation, want: impl Fn(&str) -> bool) -> Option<A
     }
 }
 
-/// The label of the first checkbox on the page.
-fn first_checkbox_label(obs: &Observation) -> Option<String> {
-    labelled(obs, "INPUT_checkbox").into_iter().next().map(|(_, l)| l)
-}
-
 // ------------------------------------------------------------------------------- click-option
 
 fn choose_radio(obs: &Observation, pick: impl Fn(&str) -> bool) -> Option<Action> {
@@ -76,11 +71,11 @@ fn click_checkboxes(obs: &Observation) -> Option<Action> {
     settle_checkboxes(obs, |label| targets.contains(&label))
 }
 
-/// Gets every box right except the first one, then submits.
+/// Ticks exactly the boxes it should not, then submits. (MiniWoB++'s pages give partial credit,
+/// (right - wrong) / boxes, so a selection with one box wrong still wins there.)
 fn click_checkboxes_wrong(obs: &Observation) -> Option<Action> {
     let targets = list(obs.instruction.field("targets")?);
-    let first = first_checkbox_label(obs)?;
-    settle_checkboxes(obs, |label| targets.contains(&label) != (label == first))
+    settle_checkboxes(obs, |label| !targets.contains(&label))
 }
 
 /// The oracle's thesaurus for click-checkboxes-soft: groups of words of one meaning, covering the
@@ -219,10 +214,10 @@ fn click_checkboxes_soft(obs: &Observation) -> Option<Action> {
     settle_checkboxes(obs, |label| wanted.iter().any(|(l, w)| l == label && *w))
 }
 
+/// As [`click_checkboxes_wrong`]: exactly the boxes of other meanings.
 fn click_checkboxes_soft_wrong(obs: &Observation) -> Option<Action> {
     let wanted = soft_wanted(obs)?;
-    let first = first_checkbox_label(obs)?;
-    settle_checkboxes(obs, |label| wanted.iter().any(|(l, w)| l == label && *w) != (label == first))
+    settle_checkboxes(obs, |label| !wanted.iter().any(|(l, w)| l == label && *w))
 }
 
 // ------------------------------------------------------------------------------- text entry
