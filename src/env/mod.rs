@@ -87,7 +87,9 @@ pub struct EnvConfig {
     /// Most nodes an observation keeps; the rest are cut and counted in `DomGraph::truncated`.
     pub max_nodes: usize,
     /// How long a reset may wait for the images and fonts a new episode's page is loading (the
-    /// wait is reported in `Observation::meta`).
+    /// wait is reported in `Observation::meta`), and a step for the page's reaction to its action
+    /// (the short timers the action started, such as a widget's delay or an animation, and the
+    /// images it began to show).
     pub settle_timeout_ms: u32,
     /// When to load the page afresh before an episode, so that nothing an earlier episode did
     /// reaches the next one.

@@ -20,7 +20,7 @@ use crate::dom_q_net::train::{GreedyEpisode, held_out_seed};
 use crate::dom_q_net::{DomQNetAgent, DqnConfig, QView};
 use crate::env::{Action, EnvConfig, EnvError, Environment, Observation, TaskSpec, builtin_tasks};
 use crate::share::ShareState;
-use crate::policy::oracle::{Script, scripted};
+use crate::policy::oracle::{Script, scripted_for};
 use crate::policy::gminiwob::{SiteOracle, SiteRandom};
 use crate::policy::{Policy, RandomPolicy};
 use crate::runner::{EpisodeResult, RunStats, run_episode};
@@ -67,7 +67,7 @@ fn make_policy(kind: &str, task: &TaskSpec, seed: u32) -> Result<Box<dyn Policy>
     }
     match kind {
         "random" => Ok(Box::new(RandomPolicy::new(seed as u64))),
-        "oracle" => scripted(task.name(), Script::Oracle)
+        "oracle" => scripted_for(task, Script::Oracle)
             .map(|p| Box::new(p) as Box<dyn Policy>)
             .ok_or_else(|| EnvError::Browser(format!("no scripted oracle for \"{}\"", task.name()))),
         other => Err(EnvError::Browser(format!("unknown policy \"{other}\" (random or oracle)"))),

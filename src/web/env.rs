@@ -155,6 +155,12 @@ impl Environment for IframeEnv {
             settle = page.start_episode(task.name(), seed, &self.cfg, site).await?;
             reloaded = Some(format!("reloaded the page: {} left showing by an earlier episode", stale.join(", ")));
         }
+        if let Some(note) = self.frame.page.as_mut().and_then(|p| p.load_note.take()) {
+            reloaded = Some(match reloaded {
+                Some(why) => format!("{why}; {note}"),
+                None => format!("reloaded the page: {note}"),
+            });
+        }
         let page = self.frame.page.as_ref().expect("loaded");
         let (utterance, fields) = page.instruction();
         // A page that gives no fields (most of MiniWoB++'s) gets them from its utterance.
@@ -201,9 +207,18 @@ impl Environment for IframeEnv {
             });
         }
         page.hold_clock(false);
-        let acted = actuator::perform(action, &self.reader, &page.window, &page.document);
+        let acted = page.reactions.during(|| actuator::perform(action, &self.reader, &page.window, &page.document));
         if self.cfg.settle_ms > 0 {
             sleep(self.cfg.settle_ms).await;
+        }
+        // The page's reaction: the short timers the action started (a widget's delay, an
+        // animation) and the images it began to show, so the observation is what a person sees
+        // once the page is still.
+        if acted.is_ok() && self.frame.still_showing(page) {
+            page.reactions.settle(self.cfg.settle_timeout_ms, || page.outcome().done).await;
+            if !page.outcome().done {
+                page.settle(&self.cfg).await;
+            }
         }
         if let Some(err) = self.page_gone() {
             return Err(err);

@@ -28,6 +28,14 @@ pub struct LoadedPage {
     /// The body's element children when the page had loaded: anything else showing at the body's
     /// level was put there by an episode (a date picker, a dialog) and may outlive it.
     baseline: Vec<Element>,
+    /// The images the page's style sheets show as content (`content: url(…)`), fetched when it
+    /// loaded: an icon sized by such an image has no box until it arrives, and a view shown by a
+    /// later step would otherwise show its icons missing.
+    style_images: Vec<JsValue>,
+    /// The timers the page starts in reaction to an action (a step waits for them).
+    pub reactions: super::reaction::Reactions,
+    /// Why loading took a second try, until a reset reports it.
+    pub load_note: Option<String>,
     _tamper_listener: Closure<dyn FnMut(web_sys::Event)>,
 }
 
@@ -64,7 +72,16 @@ impl TaskFrame {
         let current = self.page.as_ref().is_some_and(|p| p.key == key && self.still_showing(p));
         if !current {
             self.page = None;
-            self.load(spec, key, url, cfg).await?;
+            match self.load(spec, key.clone(), url.clone(), cfg).await {
+                // A file of the page that never arrives (a request the server left hanging) is
+                // asked for again by a second load; a page that stalls twice is reported.
+                Err(EnvError::LoadTimeout { .. }) => {
+                    self.load(spec, key, url, cfg).await?;
+                    let page = self.page.as_mut().expect("page loaded");
+                    page.load_note = Some(format!("its first load stalled for {} ms and was stopped", cfg.load_timeout_ms));
+                }
+                other => other?,
+            }
         }
         Ok(self.page.as_ref().expect("page loaded"))
     }
@@ -102,6 +119,11 @@ impl TaskFrame {
             self.iframe.set_src(&url);
         }
         if !wait_event(self.iframe.as_ref(), "load", cfg.load_timeout_ms).await {
+            // Stop what is still loading: a request left pending holds its file's cache entry,
+            // and every later load of that file would wait on it.
+            if let Some(w) = self.iframe.content_window() {
+                let _ = w.stop();
+            }
             return Err(EnvError::LoadTimeout { url, ms: cfg.load_timeout_ms });
         }
         let (Some(win), Some(doc)) = (self.iframe.content_window(), self.iframe.content_document()) else {
@@ -153,6 +175,8 @@ impl TaskFrame {
         let can_hold_clock = is_function(&core, "holdClock");
         let baseline = body_elements(&doc);
         let own_max_time = get(&core, "EPISODE_MAX_TIME");
+        let style_images = fetch_style_images(&doc);
+        let reactions = super::reaction::Reactions::install(&win);
         self.page = Some(LoadedPage {
             key,
             url,
@@ -162,6 +186,9 @@ impl TaskFrame {
             own_max_time,
             epoch: 0,
             baseline,
+            style_images,
+            reactions,
+            load_note: None,
             _tamper_listener: listener,
         });
         Ok(())
@@ -237,10 +264,10 @@ impl LoadedPage {
         Ok(settle)
     }
 
-    /// Waits (up to `cfg.settle_timeout_ms`) for the images and web fonts the new episode's page
-    /// is still loading, so boxes are final when it is read: an icon sized by its image is 0 px
+    /// Waits (up to `cfg.settle_timeout_ms`) for the images and web fonts the page is still
+    /// loading (at a reset, or after a step that showed new ones), so boxes are final when it is read: an icon sized by its image is 0 px
     /// wide until it arrives. `None` when nothing was loading.
-    async fn settle(&self, cfg: &EnvConfig) -> Option<Settle> {
+    pub async fn settle(&self, cfg: &EnvConfig) -> Option<Settle> {
         let (images, fonts) = self.loading();
         if images == 0 && !fonts {
             return None;
@@ -266,7 +293,8 @@ impl LoadedPage {
         let images = (0..imgs.length())
             .filter_map(|i| imgs.item(i))
             .filter(|img| !get(img, "complete").is_truthy() && img.get_attribute("loading").as_deref() != Some("lazy"))
-            .count() as u32;
+            .count() as u32
+            + self.style_images.iter().filter(|img| !get(img, "complete").is_truthy()).count() as u32;
         let fonts = get(&get(&self.document, "fonts"), "status").as_string().as_deref() == Some("loading");
         (images, fonts)
     }
@@ -428,11 +456,71 @@ async fn check_fetchable(url: &str) -> Result<(), EnvError> {
     if !resp.ok() {
         return Err(not_found(format!("HTTP {} {}", resp.status(), resp.status_text())));
     }
+    // Read the answer to its end: a response left half-read holds the URL's cache entry, and the
+    // page load that follows can wait on it (first loads timed out now and then on the test
+    // server).
+    if let Ok(body) = resp.array_buffer() {
+        let _ = JsFuture::from(body).await;
+    }
     Ok(())
 }
 
 /// The contract's chrome, which pages add beside the task (not state of an episode).
 const CHROME_IDS: [&str; 4] = ["sync-task-cover", "reward-display", "click-canvas", "query"];
+
+/// Starts fetching every image the page's style sheets give as an element's content
+/// (`content: url(…)`), and returns them to watch. Browsers fetch such an image only when an
+/// element first shows it, so a view an action opens (an email's reply icon) would be read with
+/// its icons still 0 px wide; fetched at load, they are cached before any episode starts. Style
+/// sheets of another origin cannot be read and are left alone.
+fn fetch_style_images(doc: &Document) -> Vec<JsValue> {
+    let sheets = get(doc, "styleSheets");
+    let n = get(&sheets, "length").as_f64().unwrap_or(0.0) as u32;
+    let mut urls: Vec<String> = Vec::new();
+    for i in 0..n {
+        let sheet = js_sys::Reflect::get_u32(&sheets, i).unwrap_or(JsValue::UNDEFINED);
+        let base = get(&sheet, "href").as_string().unwrap_or_else(|| doc.base_uri().ok().flatten().unwrap_or_default());
+        let Ok(rules) = js_sys::Reflect::get(&sheet, &JsValue::from_str("cssRules")) else { continue };
+        let count = get(&rules, "length").as_f64().unwrap_or(0.0) as u32;
+        for r in 0..count {
+            let rule = js_sys::Reflect::get_u32(&rules, r).unwrap_or(JsValue::UNDEFINED);
+            let content = call(&get(&rule, "style"), "getPropertyValue", &[JsValue::from_str("content")])
+                .ok()
+                .and_then(|v| v.as_string())
+                .unwrap_or_default();
+            for url in css_urls(&content) {
+                if let Ok(abs) = web_sys::Url::new_with_base(&url, &base)
+                    && !urls.contains(&abs.href())
+                {
+                    urls.push(abs.href());
+                }
+            }
+        }
+    }
+    urls.iter()
+        .filter_map(|u| {
+            let img = doc.create_element("img").ok()?;
+            img.set_attribute("src", u).ok()?;
+            Some(img.into())
+        })
+        .collect()
+}
+
+/// The URLs in a CSS value (`url("a.png") url(b.png)`).
+fn css_urls(value: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = value;
+    while let Some(i) = rest.find("url(") {
+        rest = &rest[i + 4..];
+        let Some(end) = rest.find(')') else { break };
+        let url = rest[..end].trim().trim_matches(|c| c == '"' || c == '\'').trim();
+        if !url.is_empty() && !url.starts_with("data:") {
+            out.push(url.to_string());
+        }
+        rest = &rest[end + 1..];
+    }
+    out
+}
 
 fn body_elements(doc: &Document) -> Vec<Element> {
     let Some(body) = doc.body() else { return Vec::new() };

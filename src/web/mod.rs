@@ -16,6 +16,7 @@ mod learner_adversary;
 #[cfg(feature = "learner")]
 mod learner_navigator;
 pub mod navigator;
+pub mod reaction;
 pub mod reader;
 pub mod recorder;
 pub mod remote;

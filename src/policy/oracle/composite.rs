@@ -1,4 +1,8 @@
 //! Scripts for choose-date, search-engine, multi-orderings, multi-layouts, book-flight.
+//!
+//! Each reads the lab's page and the real MiniWoB++ page of its name alike: the calendar is the
+//! lab's or jQuery UI's date picker, suggestions the lab's lists or jQuery UI's autocomplete menu,
+//! and a form's captions and Submit control are recognised by their wording.
 
 use super::{Entry, button, by_id, click, fill, find};
 use crate::env::{Action, DomGraph, DomNode, Observation};
@@ -38,8 +42,10 @@ fn text_value(n: &DomNode) -> &str {
 }
 
 // ------------------------------------------------------------------------------- date picker
-// The calendar of choose-date and book-flight: field #datepicker, popup #cal with #cal-title
-// ("November 2016"), #cal-prev, #cal-next and day links `a.cal-day`.
+// The calendar of choose-date and book-flight: field #datepicker and a popup, the lab's (#cal with
+// #cal-title "November 2016", #cal-prev, #cal-next and day links `a.cal-day`) or jQuery UI's
+// (`.ui-datepicker-month` and `-year`, `.ui-datepicker-prev` and `-next`, day links in the
+// `.ui-datepicker-calendar` table).
 
 /// "MM/DD/YYYY" as (year, month 1-12, day).
 fn parse_date(s: &str) -> Option<(i32, u32, u32)> {
@@ -58,6 +64,31 @@ fn parse_month_title(s: &str) -> Option<(i32, u32)> {
     Some((it.next()?.parse().ok()?, m))
 }
 
+/// The month the open calendar shows, as (year, month 1-12); `None` while it is closed.
+fn shown_month(obs: &Observation) -> Option<(i32, u32)> {
+    if let Some(t) = by_id(obs, "cal-title") {
+        return parse_month_title(&t.text);
+    }
+    let month = find(obs, |n| n.has_class("ui-datepicker-month"))?;
+    let year = find(obs, |n| n.has_class("ui-datepicker-year"))?;
+    parse_month_title(&format!("{} {}", month.text, year.text))
+}
+
+/// The calendar's button to the previous (`-1`) or next month.
+fn month_button(obs: &Observation, dir: i32) -> Option<&DomNode> {
+    let (lab, jquery) = if dir < 0 { ("cal-prev", "ui-datepicker-prev") } else { ("cal-next", "ui-datepicker-next") };
+    by_id(obs, lab).or_else(|| find(obs, |n| n.has_class(jquery)))
+}
+
+/// The link of day `day` in the shown month.
+fn day_link<'a>(obs: &'a Observation, day: &str) -> Option<&'a DomNode> {
+    let in_jquery_calendar = |n: &DomNode| {
+        let cell = n.parent.map(|p| &obs.dom.nodes[p]);
+        cell.is_some_and(|c| c.tag == "TD" && !c.has_class("ui-datepicker-unselectable"))
+    };
+    find(obs, |n| n.tag == "A" && n.text == day && (n.has_class("cal-day") || in_jquery_calendar(n)))
+}
+
 /// The next calendar action that brings the date field to `want`; `None` once it holds it.
 fn date_step(obs: &Observation, want: &str) -> Option<Action> {
     let input = by_id(obs, "datepicker")?;
@@ -65,19 +96,15 @@ fn date_step(obs: &Observation, want: &str) -> Option<Action> {
         return None;
     }
     let (y, m, d) = parse_date(want)?;
-    let Some((vy, vm)) = by_id(obs, "cal-title").and_then(|t| parse_month_title(&t.text)) else {
+    let Some((vy, vm)) = shown_month(obs) else {
         // The calendar is closed: open it.
         return Some(click(input));
     };
     let (target, shown) = (y * 12 + m as i32, vy * 12 + vm as i32);
-    if target < shown {
-        return by_id(obs, "cal-prev").map(click);
+    if target != shown {
+        return month_button(obs, (target - shown).signum()).map(click);
     }
-    if target > shown {
-        return by_id(obs, "cal-next").map(click);
-    }
-    let day = d.to_string();
-    find(obs, |n| n.tag == "A" && n.has_class("cal-day") && n.text == day).map(click)
+    day_link(obs, &d.to_string()).map(click)
 }
 
 fn instructed_date(obs: &Observation) -> Option<(u32, u32, String)> {
@@ -100,10 +127,15 @@ fn choose_date_wrong(obs: &Observation) -> Option<Action> {
 }
 
 // ------------------------------------------------------------------------------- search-engine
-// Search box #search-text and a Search button; results `a.result-title`, three to a page, with
-// page links `a.page-link` (the shown page has class `active`).
+// Search box #search-text and a Search button; results' titles (the lab's `a.result-title`,
+// MiniWoB++'s `a.search-title`), three to a page, with page links `a.page-link` (the shown page's
+// link, or its list item, has class `active`).
 
 const RESULTS_PER_PAGE: usize = 3;
+
+fn is_result_title(n: &DomNode) -> bool {
+    n.has_class("result-title") || n.has_class("search-title")
+}
 
 fn search_and_click(obs: &Observation, rank: usize) -> Option<Action> {
     let query = obs.instruction.field("query")?;
@@ -111,12 +143,13 @@ fn search_and_click(obs: &Observation, rank: usize) -> Option<Action> {
     if let Some(a) = fill(input, query) {
         return Some(a);
     }
-    let results: Vec<&DomNode> = obs.dom.nodes.iter().filter(|n| n.has_class("result-title")).collect();
+    let results: Vec<&DomNode> = obs.dom.nodes.iter().filter(|n| is_result_title(n)).collect();
     if results.is_empty() {
         return button(obs, "Search").map(click);
     }
     let page = ((rank - 1) / RESULTS_PER_PAGE + 1).to_string();
-    let shown = find(obs, |n| n.has_class("page-link") && n.has_class("active"))?;
+    let active = |n: &DomNode| n.has_class("active") || n.parent.is_some_and(|p| obs.dom.nodes[p].has_class("active"));
+    let shown = find(obs, |n| n.has_class("page-link") && active(n))?;
     if shown.text != page {
         return find(obs, |n| n.has_class("page-link") && n.text == page).map(click);
     }
@@ -143,8 +176,24 @@ fn is_control(n: &DomNode) -> bool {
     n.tag == "SELECT" || n.tag == "INPUT_radio" || n.accepts_text()
 }
 
+/// Whether a caption names the field `key`: "Genre", "Genre:", "Movie Genre", "Director Name";
+/// the year is also captioned "Released Date" (MiniWoB++'s multi-layouts).
 fn caption_is(text: &str, key: &str) -> bool {
-    text.trim().trim_end_matches(':').trim().eq_ignore_ascii_case(key)
+    let text = text.trim().trim_end_matches(':').trim().to_ascii_lowercase();
+    let words: Vec<&str> = text.split_whitespace().collect();
+    match (key, words.as_slice()) {
+        (_, [w]) if *w == key => true,
+        ("genre", ["movie", "genre"]) | ("director", ["director", "name"]) | ("year", ["released", "date"]) => true,
+        _ => false,
+    }
+}
+
+/// The form's submit control: a button or a clickable box labelled as one (MiniWoB++'s layouts
+/// say "Search" or "Go!", and some draw it as a `div`).
+fn submit_control(obs: &Observation) -> Option<&DomNode> {
+    const WORDS: [&str; 3] = ["Submit", "Search", "Go!"];
+    find(obs, |n| n.tag == "BUTTON" && WORDS.contains(&n.text.as_str()))
+        .or_else(|| find(obs, |n| n.tag != crate::env::TEXT_TAG && n.is_leaf() && WORDS.contains(&n.text.as_str())))
 }
 
 /// The next action that sets the field captioned `key` to `want`; `None` once it holds it.
@@ -178,7 +227,7 @@ fn fill_movie_form(obs: &Observation, director: &str) -> Option<Action> {
     form_field_step(obs, "genre", genre)
         .or_else(|| form_field_step(obs, "director", director))
         .or_else(|| form_field_step(obs, "year", year))
-        .or_else(|| button(obs, "Submit").map(click))
+        .or_else(|| submit_control(obs).map(click))
 }
 
 fn movie_form(obs: &Observation) -> Option<Action> {
@@ -192,9 +241,11 @@ fn movie_form_wrong(obs: &Observation) -> Option<Action> {
 }
 
 // ------------------------------------------------------------------------------- book-flight
-// Form: #flight-from / #flight-to with suggestion lists #from-list / #to-list ("City, ST (CODE)"),
-// the date field with its calendar, a Search button. Results: `.flight` cards with `.fl-dur`
-// ("2h 05m" or "45m"), `.fl-price` ("$312") and a Book button.
+// Form: #flight-from / #flight-to with suggestions ("City, ST (CODE)": the lab's lists #from-list
+// / #to-list, or jQuery UI's autocomplete menu), the date field with its calendar, a Search
+// button. Results: `.flight` cards with a duration (the lab's `.fl-dur`, MiniWoB++'s
+// `.time-duration`: "2h 05m" or "45m"), a price (`.fl-price` "$312", `.flight-price` "Book flight
+// for $312") and a button to book.
 
 /// Whether an airport label "City, ST (CODE)" is the airport the instruction names by city or code.
 fn airport_is(label: &str, named: &str) -> bool {
@@ -215,6 +266,10 @@ fn airport_step(obs: &Observation, input_id: &str, list_id: &str, named: &str) -
         if let Some(li) = pick {
             return Some(click(li));
         }
+    }
+    // jQuery UI's menu shows only the field being typed in.
+    if let Some(item) = find(obs, |n| n.has_class("ui-menu-item-wrapper") && airport_is(&n.text, named)) {
+        return Some(click(item));
     }
     // Type the name to get suggestions; with text already there, a click shows them again.
     if value.is_empty() { Some(Action::Type(input.r#ref, named.to_string())) } else { Some(click(input)) }
@@ -237,11 +292,14 @@ fn book(obs: &Observation, worst: bool) -> Option<Action> {
     let mut choice: Option<(i64, &DomNode)> = None;
     for card in (0..dom.nodes.len()).filter(|&i| dom.nodes[i].has_class("flight")) {
         let nodes: Vec<&DomNode> = subtree(dom, card).into_iter().map(|i| &dom.nodes[i]).collect();
-        let text_of = |class: &str| nodes.iter().find(|n| n.has_class(class)).map(|n| n.text.trim().to_string());
+        let text_of = |classes: [&str; 2]| {
+            nodes.iter().find(|n| classes.iter().any(|c| n.has_class(c))).map(|n| n.text.trim().to_string())
+        };
         let key = if criterion == "cheapest" {
-            text_of("fl-price")?.trim_start_matches('$').parse::<i64>().ok()?
+            let price = text_of(["fl-price", "flight-price"])?;
+            price.rsplit('$').next()?.trim().parse::<i64>().ok()?
         } else {
-            parse_duration(&text_of("fl-dur")?)? as i64
+            parse_duration(&text_of(["fl-dur", "time-duration"])?)? as i64
         };
         let key = if worst { -key } else { key };
         let book = nodes.iter().find(|n| n.tag == "BUTTON")?;
@@ -287,6 +345,8 @@ mod tests {
     #[test]
     fn form_captions() {
         assert!(caption_is("Genre:", "genre") && caption_is(" Year ", "year") && !caption_is("Genres", "genre"));
+        assert!(caption_is("Movie Genre", "genre") && caption_is("Director Name", "director"));
+        assert!(caption_is("Released Date", "year") && !caption_is("Movie Search", "genre"));
     }
 
     #[test]

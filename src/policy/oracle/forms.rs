@@ -46,11 +46,6 @@ fn settle_checkboxes(obs: &Observation, want: impl Fn(&str) -> bool) -> Option<A
     }
 }
 
-/// The label of the first checkbox on the page.
-fn first_checkbox_label(obs: &Observation) -> Option<String> {
-    labelled(obs, "INPUT_checkbox").into_iter().next().map(|(_, l)| l)
-}
-
 // ------------------------------------------------------------------------------- click-option
 
 fn choose_radio(obs: &Observation, pick: impl Fn(&str) -> bool) -> Option<Action> {
@@ -76,33 +71,35 @@ fn click_checkboxes(obs: &Observation) -> Option<Action> {
     settle_checkboxes(obs, |label| targets.contains(&label))
 }
 
-/// Gets every box right except the first one, then submits.
+/// Ticks exactly the boxes it should not, then submits. (MiniWoB++'s pages give partial credit,
+/// (right - wrong) / boxes, so a selection with one box wrong still wins there.)
 fn click_checkboxes_wrong(obs: &Observation) -> Option<Action> {
     let targets = list(obs.instruction.field("targets")?);
-    let first = first_checkbox_label(obs)?;
-    settle_checkboxes(obs, |label| targets.contains(&label) != (label == first))
+    settle_checkboxes(obs, |label| !targets.contains(&label))
 }
 
-/// Synonym groups of click-checkboxes-soft, as the page has them (without the family tags).
-/// `soft_groups_match_the_page` keeps the two in step.
-const SYNONYMS: &[&[&str]] = &[
-    &["big", "large", "huge", "enormous"],
-    &["small", "tiny", "little", "miniature"],
+/// The oracle's thesaurus for click-checkboxes-soft: groups of words of one meaning, covering the
+/// words the lab's page and MiniWoB++'s page draw from. Each page's own groups must each lie in
+/// one group here, no two in the same one: `thesaurus_covers_the_labs_page` checks the lab's page
+/// here, `tests/web_miniwob_real.rs` MiniWoB++'s.
+const THESAURUS: &[&[&str]] = &[
+    &["big", "large", "huge", "enormous", "gigantic"],
+    &["small", "tiny", "little", "miniature", "mini", "petite"],
     &["fast", "quick", "rapid", "speedy"],
     &["slow", "sluggish", "leisurely"],
     &["run", "sprint", "dash"],
     &["walk", "stroll", "amble"],
     &["jump", "leap", "hop"],
-    &["happy", "glad", "joyful", "cheerful"],
-    &["funny", "amusing", "hilarious", "comical"],
+    &["happy", "glad", "joyful", "cheerful", "gleeful", "delighted"],
+    &["funny", "amusing", "hilarious", "comical", "humorous", "laughable"],
     &["laugh", "giggle", "chuckle"],
-    &["sad", "unhappy", "gloomy", "miserable"],
+    &["sad", "unhappy", "gloomy", "miserable", "sorrowful", "tragic"],
     &["cry", "weep", "sob"],
-    &["angry", "furious", "irate", "livid"],
-    &["hate", "loathe", "detest", "despise"],
+    &["angry", "furious", "irate", "livid", "mad", "irritated"],
+    &["hate", "loathe", "detest", "despise", "dislike"],
     &["fight", "battle", "brawl"],
-    &["love", "adore", "cherish"],
-    &["scared", "afraid", "frightened", "fearful"],
+    &["love", "adore", "cherish", "like", "favor"],
+    &["scared", "afraid", "frightened", "fearful", "terrified", "panicked"],
     &["brave", "bold", "fearless", "courageous"],
     &["smart", "clever", "intelligent", "brilliant"],
     &["idea", "notion", "thought", "concept"],
@@ -110,15 +107,15 @@ const SYNONYMS: &[&[&str]] = &[
     &["poor", "needy", "impoverished", "penniless"],
     &["money", "cash", "funds", "currency"],
     &["buy", "purchase"],
-    &["begin", "start", "commence", "initiate"],
-    &["finish", "conclude", "complete"],
+    &["begin", "start", "commence", "initiate", "launch"],
+    &["finish", "conclude", "complete", "stop", "cease", "halt", "end"],
     &["shout", "yell", "scream", "holler"],
     &["loud", "noisy", "deafening"],
-    &["quiet", "silent", "hushed", "soundless"],
+    &["quiet", "silent", "hushed", "soundless", "calm", "peaceful", "serene", "mild"],
     &["talk", "speak", "converse", "chat"],
-    &["house", "home", "dwelling", "residence"],
+    &["house", "home", "dwelling", "residence", "houses", "homes"],
     &["road", "street", "avenue"],
-    &["car", "automobile", "auto"],
+    &["car", "automobile", "auto", "cars", "automobiles", "vehicle", "vehicles"],
     &["boat", "ship", "vessel"],
     &["trip", "journey", "voyage"],
     &["cold", "chilly", "freezing", "icy"],
@@ -129,7 +126,7 @@ const SYNONYMS: &[&[&str]] = &[
     &["difficult", "hard", "tough", "challenging"],
     &["pretty", "beautiful", "lovely", "gorgeous"],
     &["ugly", "hideous", "unsightly"],
-    &["old", "ancient", "aged", "antique"],
+    &["old", "ancient", "aged", "antique", "archaic"],
     &["new", "recent", "modern"],
     &["help", "assist", "aid", "support"],
     &["fix", "repair", "mend"],
@@ -143,7 +140,7 @@ const SYNONYMS: &[&[&str]] = &[
     &["doctor", "physician", "medic"],
     &["mistake", "error", "blunder", "fault"],
     &["answer", "reply", "response"],
-    &["hide", "conceal", "stash"],
+    &["hide", "conceal", "stash", "camouflage"],
     &["eat", "consume", "devour"],
     &["hungry", "starving", "famished"],
     &["child", "kid", "youngster"],
@@ -157,16 +154,32 @@ const SYNONYMS: &[&[&str]] = &[
     &["dirty", "filthy", "grimy"],
     &["clean", "spotless", "pristine"],
     &["garbage", "trash", "rubbish", "junk"],
-    &["strange", "weird", "odd", "bizarre"],
+    &["strange", "weird", "odd", "bizarre", "peculiar", "unusual"],
     &["smell", "odor", "scent", "aroma"],
     &["forest", "woods", "woodland"],
     &["ocean", "sea"],
     &["thin", "slim", "slender", "skinny"],
+    &["red", "scarlet", "crimson", "vermillion"],
+    &["evil", "wicked", "immoral", "sinful", "corrupt", "depraved"],
+    &["wrong", "incorrect", "mistaken", "erroneous"],
+    &["real", "genuine", "actual"],
+    &["kill", "murder", "assassinate"],
+    &["keep", "retain", "preserve", "sustain", "maintain"],
+    &["fat", "fleshy", "plump", "chubby"],
+    &["stupid", "dumb", "dull", "unwise"],
+    &["delicious", "savory", "delectable", "appetizing"],
+    &["cut", "slice", "carve", "chop"],
+    &["television", "televisions", "tv", "tvs"],
+    &["fire", "flame", "fires", "flames"],
+    &["pig", "pork", "swine"],
+    &["rabbit", "rabbits", "bunny", "bunnies"],
+    &["water"],
 ];
 
+/// The thesaurus group of a word (case aside), if the oracle knows it.
 fn synonym_group(word: &str) -> Option<usize> {
     let w = word.trim().to_lowercase();
-    SYNONYMS.iter().position(|g| g.contains(&w.as_str()))
+    THESAURUS.iter().position(|g| g.contains(&w.as_str()))
 }
 
 /// For each box: does its label mean one of the named words? `None` if a word is unknown.
@@ -178,15 +191,33 @@ fn soft_wanted(obs: &Observation) -> Option<Vec<(String, bool)>> {
         .collect()
 }
 
+/// Each of `groups` lies in one thesaurus group, and no two in the same one: then the oracle
+/// tells exactly the page's synonyms apart.
+pub fn thesaurus_covers(groups: &[Vec<String>]) -> Result<(), String> {
+    let mut seen = Vec::new();
+    for g in groups {
+        let ids: Vec<Option<usize>> = g.iter().map(|w| synonym_group(w)).collect();
+        let Some(Some(id)) = ids.first().copied() else { return Err(format!("{g:?}: unknown word")) };
+        if ids.iter().any(|i| *i != Some(id)) {
+            return Err(format!("{g:?} spans several groups of the thesaurus"));
+        }
+        if seen.contains(&id) {
+            return Err(format!("{g:?} shares its thesaurus group with another group of the page"));
+        }
+        seen.push(id);
+    }
+    Ok(())
+}
+
 fn click_checkboxes_soft(obs: &Observation) -> Option<Action> {
     let wanted = soft_wanted(obs)?;
     settle_checkboxes(obs, |label| wanted.iter().any(|(l, w)| l == label && *w))
 }
 
+/// As [`click_checkboxes_wrong`]: exactly the boxes of other meanings.
 fn click_checkboxes_soft_wrong(obs: &Observation) -> Option<Action> {
     let wanted = soft_wanted(obs)?;
-    let first = first_checkbox_label(obs)?;
-    settle_checkboxes(obs, |label| wanted.iter().any(|(l, w)| l == label && *w) != (label == first))
+    settle_checkboxes(obs, |label| !wanted.iter().any(|(l, w)| l == label && *w))
 }
 
 // ------------------------------------------------------------------------------- text entry
@@ -248,16 +279,27 @@ fn fits(item: &str, start: &str, end: &str) -> bool {
     i.starts_with(&s) && i.ends_with(&e) && i.chars().count() > s.chars().count()
 }
 
+/// The field to type into: the lab's `#ac-input`, or the page's one text field (MiniWoB++'s
+/// jQuery UI autocomplete).
+fn autocomplete_input(obs: &Observation) -> Option<&DomNode> {
+    by_id(obs, "ac-input").or_else(|| find(obs, |n| n.tag == "INPUT_text"))
+}
+
+/// A suggestion: the lab's `.ac-item`, or an item of jQuery UI's menu.
+fn is_suggestion(n: &DomNode) -> bool {
+    n.has_class("ac-item") || n.has_class("ui-menu-item-wrapper")
+}
+
 /// Type the start, click the suggestion that fits, submit.
 fn use_autocomplete(obs: &Observation) -> Option<Action> {
     let start = obs.instruction.field("start")?;
     let end = obs.instruction.field("end").unwrap_or("");
-    let input = by_id(obs, "ac-input")?;
+    let input = autocomplete_input(obs)?;
     let value = input.value.as_text().unwrap_or("");
     if value.is_empty() {
         return Some(Action::Type(input.r#ref, start.to_string()));
     }
-    if let Some(s) = find(obs, |n| n.has_class("ac-item") && n.text != value && fits(&n.text, start, end)) {
+    if let Some(s) = find(obs, |n| is_suggestion(n) && n.text != value && fits(&n.text, start, end)) {
         return Some(click(s));
     }
     button(obs, "Submit").map(click)
@@ -266,22 +308,31 @@ fn use_autocomplete(obs: &Observation) -> Option<Action> {
 /// Types the start and submits it as it is, without completing the name.
 fn use_autocomplete_wrong(obs: &Observation) -> Option<Action> {
     let start = obs.instruction.field("start")?;
-    let input = by_id(obs, "ac-input")?;
+    let input = autocomplete_input(obs)?;
     fill(input, start).or_else(|| button(obs, "Submit").map(click))
 }
 
 // ------------------------------------------------------------------------------- navigate-tree
 
-/// The arrow of the first closed folder in view.
+/// The arrow of the first closed folder in view: the lab's `.toggle`, or the hit area jQuery's
+/// treeview puts before a closed folder (MiniWoB++'s page).
 fn closed_folder_toggle(obs: &Observation) -> Option<&DomNode> {
-    find(obs, |n| n.has_class("toggle") && n.parent.is_some_and(|p| obs.dom.nodes[p].has_class("collapsed")))
+    find(obs, |n| {
+        (n.has_class("toggle") && n.parent.is_some_and(|p| obs.dom.nodes[p].has_class("collapsed")))
+            || n.has_class("expandable-hitarea")
+    })
+}
+
+/// A file's or folder's name: the lab's `.name`, or treeview's `span.file` / `span.folder`.
+fn is_entry_name(n: &DomNode) -> bool {
+    n.has_class("name") || (n.tag == "SPAN" && (n.has_class("file") || n.has_class("folder")))
 }
 
 /// Click the target when it is in view; otherwise open a closed folder (only closed folders can
 /// hide it).
 fn navigate_tree(obs: &Observation) -> Option<Action> {
     let target = obs.instruction.field("target")?;
-    match find(obs, |n| n.has_class("name") && n.text == target) {
+    match find(obs, |n| is_entry_name(n) && n.text == target) {
         Some(n) => Some(click(n)),
         None => closed_folder_toggle(obs).map(click),
     }
@@ -291,8 +342,8 @@ fn navigate_tree(obs: &Observation) -> Option<Action> {
 /// view. Every tree has at least two files, so one that is not the target is always there.
 fn navigate_tree_wrong(obs: &Observation) -> Option<Action> {
     let target = obs.instruction.field("target")?;
-    let is_file = |n: &DomNode| n.parent.is_some_and(|p| obs.dom.nodes[p].has_class("file"));
-    match find(obs, |n| n.has_class("name") && n.text != target && is_file(n)) {
+    let is_file = |n: &DomNode| n.has_class("file") || n.parent.is_some_and(|p| obs.dom.nodes[p].has_class("file"));
+    match find(obs, |n| is_entry_name(n) && n.text != target && is_file(n)) {
         Some(n) => Some(click(n)),
         None => closed_folder_toggle(obs).map(click),
     }
@@ -315,16 +366,18 @@ mod tests {
     }
 
     #[test]
-    fn soft_groups_match_the_page() {
+    fn thesaurus_covers_the_labs_page() {
         let page = page_groups();
-        let ours: Vec<Vec<String>> = SYNONYMS.iter().map(|g| g.iter().map(|w| w.to_string()).collect()).collect();
         assert!(page.len() > 40, "parsed only {} groups", page.len());
-        assert_eq!(page, ours);
-        let mut all: Vec<&str> = SYNONYMS.iter().flat_map(|g| g.iter().copied()).collect();
+        thesaurus_covers(&page).unwrap();
+        let mut all: Vec<&str> = THESAURUS.iter().flat_map(|g| g.iter().copied()).collect();
         let n = all.len();
         all.sort();
         all.dedup();
         assert_eq!(all.len(), n, "a word sits in two groups");
+        assert!(all.iter().all(|w| *w == w.to_lowercase()), "words are kept in lower case");
+        // Two groups of the page in one of the thesaurus would make the oracle tick both.
+        assert!(thesaurus_covers(&[vec!["big".into()], vec!["huge".into()]]).is_err());
     }
 
     #[test]

@@ -1,9 +1,14 @@
 //! Scripts for the email-inbox and social-media families.
 //!
-//! email-inbox pages show one of three views at a time (`#inbox`, `#email-view`, `#compose`); the
-//! scripts read which one is visible and act on it. social-media pages are a feed of `.post`s, each
-//! with a `.handle` and `.act` icons (toggling `.active` in the -all/-some variants); the plain
-//! variant also has a `.more` menu whose `.menu-item`s appear only while it is open.
+//! The lab's email-inbox pages show one of three views at a time (`#inbox`, `#email-view`,
+//! `#compose`); the scripts read which one is visible and act on it. MiniWoB++'s pages build the
+//! inbox otherwise (`#main`, `#email`, `#reply`, `#forward`, icons instead of buttons), so they
+//! have scripts of their own ([`REAL_SCRIPTS`], picked by the task's source).
+//!
+//! social-media pages are a feed of posts (the lab's `.post`, MiniWoB++'s `.media`), each with
+//! its author's handle (`.handle`, `.username`) and action icons named by class (toggling
+//! `.active` in the -all/-some variants); the plain variant also has a `.more` menu whose entries
+//! appear only while it is open. One script reads both.
 
 use super::{Entry, button, by_id, click, fill};
 use crate::env::{Action, DomNode, Observation};
@@ -15,6 +20,12 @@ pub(super) const SCRIPTS: &[Entry] = &[
     ("social-media", social_media, social_media_wrong),
     ("social-media-all", social_media_all, social_media_all_wrong),
     ("social-media-some", social_media_some, social_media_some_wrong),
+];
+
+/// Scripts for MiniWoB++'s own email-inbox pages.
+pub(super) const REAL_SCRIPTS: &[Entry] = &[
+    ("email-inbox", real_email_inbox, real_email_inbox_wrong),
+    ("email-inbox-delete", real_email_inbox, real_email_inbox_wrong),
 ];
 
 // ------------------------------------------------------------------------------- tree helpers
@@ -41,6 +52,10 @@ fn containers_with(obs: &Observation, container: &str, label: &str, text: &str) 
         .filter(|&i| obs.dom.nodes[i].has_class(container))
         .filter(|&i| find_in(obs, i, |n| n.has_class(label) && n.text == text).is_some())
         .collect()
+}
+
+fn by_id_index(obs: &Observation, id: &str) -> Option<usize> {
+    obs.dom.nodes.iter().position(|n| n.id == id)
 }
 
 // ------------------------------------------------------------------------------- email-inbox
@@ -115,7 +130,72 @@ fn email_inbox_wrong(obs: &Observation) -> Option<Action> {
     }
 }
 
+// ------------------------------------------------------------------------------- MiniWoB++'s email-inbox
+// Inbox `#main` of `.email-thread` rows (`.email-sender`, icons `.star` and `.trash`); an opened
+// email `#email` with `#close-email`, the same icons, and `.email-reply` / `.email-forward`;
+// `#reply` (`#reply-text`, `#send-reply`) and `#forward` (`.forward-sender`, `#send-forward`).
+// Starring or deleting works from the inbox row itself.
+
+fn do_real_mail_job(obs: &Observation, job: &MailJob, row_sender: impl Fn(&str) -> bool) -> Option<Action> {
+    if by_id(obs, "forward").is_some() {
+        let to = obs.dom.nodes.iter().find(|n| n.has_class("forward-sender"))?;
+        return fill(to, &job.to).or_else(|| by_id(obs, "send-forward").map(click));
+    }
+    if by_id(obs, "reply").is_some() {
+        return fill(by_id(obs, "reply-text")?, &job.message).or_else(|| by_id(obs, "send-reply").map(click));
+    }
+    if let Some(view) = by_id_index(obs, "email") {
+        if !row_sender(&find_in(obs, view, |n| n.has_class("email-sender"))?.text) {
+            return by_id(obs, "close-email").map(click);
+        }
+        let class = match job.task {
+            "forward" => "email-forward",
+            "reply" => "email-reply",
+            "star" => "star",
+            _ => "trash",
+        };
+        return find_in(obs, view, |n| n.has_class(class)).map(click);
+    }
+    let row = (0..obs.dom.nodes.len())
+        .filter(|&i| obs.dom.nodes[i].has_class("email-thread"))
+        .find(|&i| find_in(obs, i, |n| n.has_class("email-sender") && row_sender(&n.text)).is_some())?;
+    let class = match job.task {
+        "star" => "star",
+        "delete" => "trash",
+        _ => "email-sender",
+    };
+    find_in(obs, row, |n| n.has_class(class)).map(click)
+}
+
+fn real_email_inbox(obs: &Observation) -> Option<Action> {
+    let job = mail_job(obs, false)?;
+    do_real_mail_job(obs, &job, |s| s == job.by)
+}
+
+/// As [`email_inbox_wrong`]: the other sender's row, a misspelt recipient, a changed reply.
+fn real_email_inbox_wrong(obs: &Observation) -> Option<Action> {
+    let job = mail_job(obs, true)?;
+    if matches!(job.task, "star" | "delete") {
+        do_real_mail_job(obs, &job, |s| s != job.by)
+    } else {
+        do_real_mail_job(obs, &job, |s| s == job.by)
+    }
+}
+
 // ------------------------------------------------------------------------------- social-media
+
+/// The posts by `user`: the lab's `.post` with its `.handle`, or MiniWoB++'s `.media` with its
+/// `.username`.
+fn posts_by(obs: &Observation, user: &str) -> Vec<usize> {
+    let mut posts = containers_with(obs, "post", "handle", user);
+    posts.extend(containers_with(obs, "media", "username", user));
+    posts
+}
+
+/// Every post of the feed.
+fn all_posts(obs: &Observation) -> Vec<usize> {
+    (0..obs.dom.nodes.len()).filter(|&i| obs.dom.nodes[i].has_class("post") || obs.dom.nodes[i].has_class("media")).collect()
+}
 
 /// The class of the icon behind an action name, or `None` for entries of the "more" menu.
 fn icon_class(name: &str) -> Option<&'static str> {
@@ -128,20 +208,29 @@ fn icon_class(name: &str) -> Option<&'static str> {
     }
 }
 
+/// A post's icon of one class: the lab's `.act` icons, MiniWoB++'s plain spans (its menu entries
+/// are list items, and one of them shares the class `share`).
 fn icon<'a>(obs: &'a Observation, post: usize, class: &str) -> Option<&'a DomNode> {
-    find_in(obs, post, |n| n.has_class("act") && n.has_class(class))
+    find_in(obs, post, |n| n.has_class(class) && (n.has_class("act") || n.tag == "SPAN"))
+}
+
+/// An entry of a post's open menu: the lab's `.menu-item`, or MiniWoB++'s list item ("Mute
+/// @user" for "Mute").
+fn menu_entry<'a>(obs: &'a Observation, post: usize, name: &str) -> Option<&'a DomNode> {
+    let named = |t: &str| t == name || t.strip_prefix(name).is_some_and(|rest| rest.starts_with(' '));
+    find_in(obs, post, |n| (n.has_class("menu-item") || n.tag == "LI") && named(&n.text))
 }
 
 /// Clicks the named action on a post by the named user, opening the post's menu first if needed.
 fn social_media(obs: &Observation) -> Option<Action> {
     let user = obs.instruction.field("user")?;
     let name = obs.instruction.field("button")?;
-    let posts = containers_with(obs, "post", "handle", user);
+    let posts = posts_by(obs, user);
     match icon_class(name) {
         Some(class) => icon(obs, *posts.first()?, class).map(click),
         None => posts
             .iter()
-            .find_map(|&p| find_in(obs, p, |n| n.has_class("menu-item") && n.text == name))
+            .find_map(|&p| menu_entry(obs, p, name))
             .or_else(|| icon(obs, *posts.first()?, "more"))
             .map(click),
     }
@@ -151,7 +240,7 @@ fn social_media(obs: &Observation) -> Option<Action> {
 fn social_media_wrong(obs: &Observation) -> Option<Action> {
     let user = obs.instruction.field("user")?;
     let other = if icon_class(obs.instruction.field("button")?) == Some("reply") { "like" } else { "reply" };
-    icon(obs, *containers_with(obs, "post", "handle", user).first()?, other).map(click)
+    icon(obs, *posts_by(obs, user).first()?, other).map(click)
 }
 
 /// Turns the named action on for posts by the named user until `amount` of them have it (all when
@@ -159,16 +248,14 @@ fn social_media_wrong(obs: &Observation) -> Option<Action> {
 fn toggle_posts(obs: &Observation, amount: Option<usize>, extra: bool) -> Option<Action> {
     let user = obs.instruction.field("user")?;
     let class = icon_class(obs.instruction.field("button")?)?;
-    let mine = containers_with(obs, "post", "handle", user);
+    let mine = posts_by(obs, user);
     let active = |p: usize| icon(obs, p, class).is_some_and(|n| n.has_class("active"));
     let want = amount.unwrap_or(mine.len());
     if mine.iter().filter(|&&p| active(p)).count() < want {
         return mine.iter().find(|&&p| !active(p)).and_then(|&p| icon(obs, p, class)).map(click);
     }
     if extra {
-        let others: Vec<usize> = (0..obs.dom.nodes.len())
-            .filter(|&i| obs.dom.nodes[i].has_class("post") && !mine.contains(&i))
-            .collect();
+        let others: Vec<usize> = all_posts(obs).into_iter().filter(|i| !mine.contains(i)).collect();
         if !others.iter().any(|&p| active(p)) {
             return icon(obs, *others.first()?, class).map(click);
         }

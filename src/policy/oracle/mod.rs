@@ -3,6 +3,12 @@
 //! script that must fail it. The tests run both on every task for many seeds; the environment
 //! benchmark uses the oracles as its expert policy.
 //!
+//! The same scripts solve the real MiniWoB++ pages of the same names (`tests/web_miniwob_real.rs`):
+//! most read both pages alike (a link is an `<a>` or MiniWoB++'s `span.alink`, a calendar is the
+//! lab's or jQuery UI's). Where the real page is built too differently to read it alike (the
+//! email inbox), it has a script of its own in [`REAL_GROUPS`], which [`scripted_for`] picks by the
+//! task's source.
+//!
 //! Every script derives its next action from the current observation, so it needs no memory
 //! across steps and recovers if a step had no effect.
 
@@ -12,7 +18,9 @@ mod composite;
 mod forms;
 mod inbox_social;
 
-use crate::env::{Action, DomNode, Observation};
+pub use forms::thesaurus_covers;
+
+use crate::env::{Action, DomNode, Observation, TaskSpec};
 
 use super::Policy;
 
@@ -45,17 +53,39 @@ impl Policy for Scripted {
 /// Every group of tasks keeps its scripts, and its table of them, in its own file.
 const GROUPS: &[&[Entry]] = &[basic::SCRIPTS, clicks::SCRIPTS, forms::SCRIPTS, inbox_social::SCRIPTS, composite::SCRIPTS];
 
+/// Scripts written for a real MiniWoB++ page whose layout the lab's script cannot read.
+const REAL_GROUPS: &[&[Entry]] = &[inbox_social::REAL_SCRIPTS];
+
 fn entries() -> impl Iterator<Item = &'static Entry> {
     GROUPS.iter().flat_map(|g| g.iter())
 }
 
-pub fn scripted(task: &str, script: Script) -> Option<Scripted> {
-    entries().find(|(name, _, _)| *name == task).map(|&(_, oracle, wrong)| Scripted {
+fn real_entries() -> impl Iterator<Item = &'static Entry> {
+    REAL_GROUPS.iter().flat_map(|g| g.iter())
+}
+
+fn pick(entry: &Entry, script: Script) -> Scripted {
+    Scripted {
         f: match script {
-            Script::Oracle => oracle,
-            Script::Wrong => wrong,
+            Script::Oracle => entry.1,
+            Script::Wrong => entry.2,
         },
-    })
+    }
+}
+
+/// The script for a task as the environment runs it: a real MiniWoB++ page gets the script
+/// written for it where there is one, else the script of the lab's task of its name.
+pub fn scripted_for(task: &TaskSpec, script: Script) -> Option<Scripted> {
+    let real = task.is_miniwob().then(|| real_entries().find(|e| e.0 == task.name())).flatten();
+    match real {
+        Some(entry) => Some(pick(entry, script)),
+        None => scripted(task.name(), script),
+    }
+}
+
+/// The script of the lab's task `task` (by page name).
+pub fn scripted(task: &str, script: Script) -> Option<Scripted> {
+    entries().find(|(name, _, _)| *name == task).map(|e| pick(e, script))
 }
 
 /// The tasks (by page name) that have scripts.
@@ -113,5 +143,18 @@ mod tests {
             assert!(scripted(&t.name, Script::Wrong).is_some(), "{} has no wrong script", t.name);
         }
         assert!(scripted("no-such-task", Script::Oracle).is_none());
+        // A real page's own script shares its name with one of the lab's tasks.
+        assert!(real_entries().all(|e| has_script(e.0)));
+    }
+
+    #[test]
+    fn a_real_page_gets_its_own_script_where_it_has_one() {
+        let f = |spec: &TaskSpec| scripted_for(spec, Script::Oracle).map(|s| s.f as usize);
+        let lab = |name: &str| scripted(name, Script::Oracle).map(|s| s.f as usize);
+        let real = TaskSpec::miniwob("email-inbox").unwrap();
+        assert_ne!(f(&real), lab("email-inbox"));
+        assert_eq!(f(&TaskSpec::builtin("email-inbox").unwrap()), lab("email-inbox"));
+        assert_eq!(f(&TaskSpec::miniwob("click-link").unwrap()), lab("click-link"), "read alike: the lab's script");
+        assert!(f(&TaskSpec::miniwob("drag-box").unwrap()).is_none());
     }
 }
