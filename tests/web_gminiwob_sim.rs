@@ -265,7 +265,7 @@ async fn compare(env: &mut IframeEnv, spec: &TaskSpec, seed: u32, mix: Mix, what
             _ => chaos.act(&obs),
         };
         trace.push(action.describe(Some(&obs.dom)));
-        tally.hidden_targets += obs.dom.get(action.target()).is_none() as usize;
+        tally.hidden_targets += action.target().is_none_or(|r| obs.dom.get(r).is_none()) as usize;
         match action {
             Action::Click(_) => tally.clicks += 1,
             Action::Type(..) => tally.types += 1,

@@ -497,7 +497,7 @@ mod tests {
 
     fn target(d: &WgeDemonstration, i: usize) -> &DomNode {
         let s = &d.steps[i];
-        s.observation.dom.get(s.action.target()).expect("the target is in the observation before the action")
+        s.observation.dom.get(s.action.target().expect("an element action")).expect("the target is in the observation before the action")
     }
 
     #[test]
@@ -528,7 +528,7 @@ mod tests {
         // Four labels pressed (KT, Qp, JtG7ma, 8GchwV), then Submit; each label's click the
         // browser forwards to its checkbox is part of the same chunk, not a second action.
         assert_eq!(actions, vec![Action::Click(1), Action::Click(3), Action::Click(5), Action::Click(9), Action::Click(29)]);
-        let labels: Vec<String> = (0..4).map(|i| d.steps[i].observation.dom.subtree_text(d.steps[i].observation.dom.index_of(actions[i].target()).unwrap())).collect();
+        let labels: Vec<String> = (0..4).map(|i| d.steps[i].observation.dom.subtree_text(d.steps[i].observation.dom.index_of(actions[i].target().unwrap()).unwrap())).collect();
         assert_eq!(labels, ["KT", "Qp", "JtG7ma", "8GchwV"]);
         assert_eq!(target(&d, 4).text, "Submit");
         // Text pseudo-nodes (negative refs, renumbered per snapshot) move above the offset.
