@@ -76,7 +76,8 @@ pub enum Action {
     /// `TYPE_TEXT`: press the keys of the text one by one on whatever has focus.
     /// `{"type_text":"rm a.sh"}`
     TypeText(String),
-    /// `TYPE_FIELD`: type the instruction's `i`-th field's value (nothing past the last field).
+    /// `TYPE_FIELD`: type the value of the observation's `i`-th instruction field (fields are
+    /// sorted by key, as [`super::Instruction`] keeps them; nothing past the last field).
     /// `{"type_field":0}`
     TypeField(u32),
     /// `FOCUS_ELEMENT_AND_TYPE_FIELD`: click the element, then type the `i`-th field's value key

@@ -20,13 +20,18 @@ const ARROW_SCROLL_PX: i32 = 40;
 
 /// Presses `k` on the focused element (the body when nothing has focus).
 pub fn press(page: &Page, k: &KeyPress, clipboard: &mut String) -> Result<(), EnvError> {
-    let modifiers: Vec<KeyPress> = [(k.ctrl, "Control"), (k.alt, "Alt"), (k.meta, "Meta"), (k.shift, "Shift")]
+    // The held modifiers go down first and come up last; each one's own flag is set while it is
+    // down (as the browser reports a Shift keydown with shiftKey, its keyup without).
+    let held: Vec<&str> = [(k.ctrl, "Control"), (k.alt, "Alt"), (k.meta, "Meta"), (k.shift, "Shift")]
         .into_iter()
-        .filter(|(held, _)| *held)
-        .map(|(_, name)| KeyPress { ctrl: k.ctrl, shift: k.shift, alt: k.alt, meta: k.meta, ..KeyPress::modifier(name) })
+        .filter_map(|(on, name)| on.then_some(name))
         .collect();
-    for m in &modifiers {
-        key_event(page, "keydown", m)?;
+    let modifier = |i: usize, down: bool| {
+        let on = |name: &str| held.iter().position(|h| *h == name).is_some_and(|j| j < i || (j == i && down));
+        KeyPress { ctrl: on("Control"), alt: on("Alt"), meta: on("Meta"), shift: on("Shift"), ..KeyPress::modifier(held[i]) }
+    };
+    for i in 0..held.len() {
+        key_event(page, "keydown", &modifier(i, true))?;
     }
     let went_through = key_event(page, "keydown", k)?;
     if went_through {
@@ -51,8 +56,8 @@ pub fn press(page: &Page, k: &KeyPress, clipboard: &mut String) -> Result<(), En
             activate(&el);
         }
     }
-    for m in modifiers.iter().rev() {
-        key_event(page, "keyup", m)?;
+    for i in (0..held.len()).rev() {
+        key_event(page, "keyup", &modifier(i, false))?;
     }
     Ok(())
 }
@@ -498,6 +503,24 @@ fn selected_text(page: &Page, el: &Element) -> String {
     call(&sel, "toString", &[]).ok().and_then(|v| v.as_string()).unwrap_or_default()
 }
 
+/// Where a clipboard event goes: the focused element, or with only the page focused, the
+/// element where the selection starts.
+fn clipboard_target(page: &Page, focused: &Element) -> Element {
+    if !matches!(focused.tag_name().as_str(), "BODY" | "HTML") {
+        return focused.clone();
+    }
+    let sel = call(page.win, "getSelection", &[]).unwrap_or(JsValue::NULL);
+    let anchor = get(&sel, "anchorNode");
+    if anchor.is_object() {
+        let node: web_sys::Node = anchor.unchecked_into();
+        let el = if node.node_type() == web_sys::Node::ELEMENT_NODE { Some(node.unchecked_into()) } else { node.parent_element() };
+        if let Some(el) = el {
+            return el;
+        }
+    }
+    focused.clone()
+}
+
 fn data_transfer(page: &Page) -> Result<JsValue, EnvError> {
     let ctor: js_sys::Function = get(page.win, "DataTransfer")
         .dyn_into()
@@ -512,7 +535,7 @@ fn data_transfer(page: &Page) -> Result<JsValue, EnvError> {
 fn clip(page: &Page, el: &Element, kind: &str, clipboard: &mut String) -> Result<bool, EnvError> {
     let dt = data_transfer(page)?;
     let init = Init::input(page.win).with("clipboardData", dt.clone());
-    if !fire(el, page.win, "ClipboardEvent", kind, init)? {
+    if !fire(&clipboard_target(page, el), page.win, "ClipboardEvent", kind, init)? {
         if let Some(text) = call(&dt, "getData", &["text/plain".into()]).ok().and_then(|v| v.as_string()) {
             *clipboard = text;
         }
@@ -532,7 +555,7 @@ fn paste(page: &Page, el: &Element, clipboard: &str) -> Result<(), EnvError> {
     let dt = data_transfer(page)?;
     let _ = call(&dt, "setData", &["text/plain".into(), clipboard.into()]);
     let init = Init::input(page.win).with("clipboardData", dt);
-    if fire(el, page.win, "ClipboardEvent", "paste", init)? && !clipboard.is_empty() {
+    if fire(&clipboard_target(page, el), page.win, "ClipboardEvent", "paste", init)? && !clipboard.is_empty() {
         insert(page, el, clipboard)?;
     }
     Ok(())

@@ -46,8 +46,13 @@ impl Pointer {
     /// that selects text extends the selection.
     pub fn move_to(&mut self, page: &Page, p: Point) -> Result<(), EnvError> {
         let target = hit(page, p)?;
+        let moved = self.at != Some(p);
         self.at = Some(p);
         self.hover(page, &target)?;
+        if !moved {
+            // A mouse that did not move sends no move.
+            return Ok(());
+        }
         let held = self.pressed.is_some();
         let buttons = held as u16;
         fire(&target, page.win, "PointerEvent", "pointermove", Init::input(page.win).at(p, -1, buttons).mouse_pointer(held))?;
@@ -66,7 +71,7 @@ impl Pointer {
     /// Presses the left button at `p` (`detail`: the click count, 2 for a double-click's second).
     pub fn press(&mut self, page: &Page, p: Point, detail: i32) -> Result<(), EnvError> {
         self.move_to(page, p)?;
-        let target = self.hovered.clone().expect("moved");
+        let target = self.under(page)?;
         let init = |kind: &str| Init::input(page.win).at(p, 0, 1).with("detail", if kind == "mousedown" { detail } else { 0 });
         let mouse_suppressed = !fire(&target, page.win, "PointerEvent", "pointerdown", init("pointerdown").mouse_pointer(true))?;
         let proceed = !mouse_suppressed && fire(&target, page.win, "MouseEvent", "mousedown", init("mousedown"))?;
@@ -85,7 +90,7 @@ impl Pointer {
     /// activation behaviour runs: a checkbox toggles, a label forwards, a link is followed).
     pub fn release(&mut self, page: &Page, p: Point, detail: i32) -> Result<(), EnvError> {
         self.move_to(page, p)?;
-        let target = self.hovered.clone().expect("moved");
+        let target = self.under(page)?;
         let press = self.pressed.take();
         fire(&target, page.win, "PointerEvent", "pointerup", Init::input(page.win).at(p, 0, 0).mouse_pointer(false))?;
         if !press.as_ref().is_some_and(|s| s.mouse_suppressed) {
@@ -134,6 +139,13 @@ impl Pointer {
         Ok(())
     }
 
+    /// What is under the pointer now: the move's handlers may have moved things (a dragged box
+    /// follows the pointer), and the browser hit-tests each event afresh.
+    fn under(&mut self, page: &Page) -> Result<Element, EnvError> {
+        self.rehover(page)?;
+        self.hovered.clone().ok_or_else(|| EnvError::Browser("nothing under the pointer".into()))
+    }
+
     /// The page changed under a still pointer (it scrolled, an animation moved something): the
     /// browser sends `over`/`out` and `enter`/`leave` for the element now under it (no move).
     pub fn rehover(&mut self, page: &Page) -> Result<(), EnvError> {
@@ -152,27 +164,30 @@ impl Pointer {
         let p = self.at.unwrap_or_default();
         let buttons = self.pressed.is_some() as u16;
         let suppressed = self.pressed.as_ref().is_some_and(|s| s.mouse_suppressed);
-        let mouse = |el: &Element, kind: &str, make: &dyn Fn() -> Init| -> Result<(), EnvError> {
-            fire(el, page.win, "PointerEvent", &format!("pointer{kind}"), make().mouse_pointer(buttons > 0))?;
-            if !suppressed {
-                fire(el, page.win, "MouseEvent", &format!("mouse{kind}"), make())?;
-            }
-            Ok(())
-        };
-        // Leaving: out on the old element, leave on it and each ancestor the new one is not in.
-        if let Some(old) = &old {
-            mouse(old, "out", &|| Init::input(page.win).at(p, 0, buttons).related(Some(target)))?;
-            for el in chain(old).into_iter().take_while(|a| !a.contains(Some(target))) {
-                mouse(&el, "leave", &|| Init::quiet(page.win).at(p, 0, buttons).related(Some(target)))?;
-            }
-        }
-        // Entering: over on the new element, enter on it and each ancestor the old one was not
-        // in, outermost first.
-        mouse(target, "over", &|| Init::input(page.win).at(p, 0, buttons).related(old.as_ref()))?;
         let entered: Vec<Element> =
             chain(target).into_iter().take_while(|a| old.as_ref().is_none_or(|o| !a.contains(Some(o)))).collect();
-        for el in entered.iter().rev() {
-            mouse(el, "enter", &|| Init::quiet(page.win).at(p, 0, buttons).related(old.as_ref()))?;
+        // The pointer's boundary events, then the mouse's: out on the old element, leave on it
+        // and each ancestor the new one is not in; over on the new one, enter on it and each
+        // ancestor the old one was not in, outermost first.
+        for prefix in ["pointer", "mouse"] {
+            if prefix == "mouse" && suppressed {
+                break;
+            }
+            let (class, pointer) = if prefix == "pointer" { ("PointerEvent", true) } else { ("MouseEvent", false) };
+            let send = |el: &Element, kind: &str, init: Init| -> Result<bool, EnvError> {
+                let init = if pointer { init.mouse_pointer(buttons > 0) } else { init };
+                fire(el, page.win, class, &format!("{prefix}{kind}"), init)
+            };
+            if let Some(old) = &old {
+                send(old, "out", Init::input(page.win).at(p, 0, buttons).related(Some(target)))?;
+                for el in chain(old).into_iter().take_while(|a| !a.contains(Some(target))) {
+                    send(&el, "leave", Init::quiet(page.win).at(p, 0, buttons).related(Some(target)))?;
+                }
+            }
+            send(target, "over", Init::input(page.win).at(p, 0, buttons).related(old.as_ref()))?;
+            for el in entered.iter().rev() {
+                send(el, "enter", Init::quiet(page.win).at(p, 0, buttons).related(old.as_ref()))?;
+            }
         }
         self.hovered = Some(target.clone());
         Ok(())
@@ -317,9 +332,15 @@ pub(super) fn scroll_from(page: &Page, el: &Element, dy: i32) {
 /// A box that scrolls vertically: `overflow-y` auto, scroll or overlay, with more content than
 /// room (text areas and list boxes scroll the same way).
 pub(super) fn scrolls_y(win: &Window, el: &Element) -> bool {
+    let textarea = el.tag_name() == "TEXTAREA";
     el.scroll_height() > el.client_height()
         && win.get_computed_style(el).ok().flatten().is_some_and(|st| {
-            matches!(st.get_property_value("overflow-y").unwrap_or_default().as_str(), "auto" | "scroll" | "overlay")
+            match st.get_property_value("overflow-y").unwrap_or_default().as_str() {
+                "auto" | "scroll" | "overlay" => true,
+                // A text area scrolls what it holds unless told not to.
+                "visible" | "clip" => textarea,
+                _ => false,
+            }
         })
 }
 
