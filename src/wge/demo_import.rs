@@ -13,6 +13,8 @@ use crate::demo::{DemoStep, MAX_DEMO_BYTES};
 use crate::env::{Action, DomGraph, DomNode, Field, Instruction, NodeRef, NodeValue, Observation, Rect};
 use super::induction::typing_absorbs_click;
 
+mod raw_actions;
+
 
 /// Largest compressed file read; the decompressed text is capped at [`MAX_DEMO_BYTES`] too.
 pub const MAX_WGE_FILE_BYTES: usize = MAX_DEMO_BYTES;
@@ -87,7 +89,11 @@ fn parse_wge_json(text: &str) -> Result<WgeDemonstration, String> {
     }
     let events = pair_events(&raw.states)?;
     let mut dropped = 0;
-    let chunks = chunk(&raw.states, &events, &mut dropped);
+    let chunks = if raw_actions::needs_raw_actions(&raw.task_name) {
+        raw_actions::chunk(&raw.task_name, &raw.states, &events, &mut dropped)
+    } else {
+        chunk(&raw.states, &events, &mut dropped)
+    };
     let observe = |dom: &RawNode| -> Result<Observation, String> {
         Ok(Observation { instruction: instruction.clone(), dom: to_dom_graph(dom)?, page: 0, meta: Default::default() })
     };
