@@ -124,7 +124,8 @@ export function initPlay(ctx) {
       end();
     }
   });
-  $('task').addEventListener('change', () => { if (ctx.view === 'play') start(); });
+  // Another task (one of the lab's, or a real MiniWoB++ page) starts a new recording on it.
+  for (const id of ['task', 'miniwob-task']) $(id).addEventListener('change', () => { if (ctx.view === 'play') start(); });
   setButtons();
 
   return {

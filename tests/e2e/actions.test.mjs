@@ -17,11 +17,15 @@ const app = servedApp();
 const WAIT = { timeout: 60_000 };
 const stepTexts = (page) => page.$$eval('#steps li', (lis) => lis.map((li) => li.textContent));
 
-// Opens Play on the real drag-box page with `seed` and returns its frame.
+// Starts recording on the real drag-box page with `seed` and returns its frame.
 async function playDragBox(page, seed) {
   await page.fill('#seed', String(seed));
-  await page.selectOption('#source', 'miniwob');
-  await page.selectOption('#miniwob-task', 'drag-box');
+  if ((await page.inputValue('#source')) !== 'miniwob') {
+    await page.selectOption('#source', 'miniwob');
+    await page.selectOption('#miniwob-task', 'drag-box');
+  } else {
+    await page.click('#rec-start');
+  }
   await page.waitForFunction((s) => new RegExp(`seed ${s}$`).test(document.getElementById('steps-title').textContent)
     && /Drag the smaller box/.test(document.getElementById('utterance').textContent), seed, WAIT);
   return page.frame({ url: /drag-box\.html/ });

@@ -24,8 +24,9 @@ const context = await launch();
 try {
   const { page } = await openApp(context, server.url);
   if ((await page.textContent('#play')) === 'Pause') await page.click('#play');
-  const { tasks, served, oracles } = await page.evaluate(async () => ({
+  const { tasks, interactions, served, oracles } = await page.evaluate(async () => ({
     tasks: window.Lab.miniwob().tasks.map((t) => t.name),
+    interactions: Object.fromEntries(window.Lab.miniwob().tasks.map((t) => [t.name, t.interaction])),
     served: await fetch(`${window.Lab.miniwob().mount}core/core.js`, { method: 'HEAD' }).then((r) => r.ok),
     oracles: window.Lab.oracleTasks(),
   }));
@@ -119,6 +120,18 @@ try {
     + ` a random episode ended by the page on ${count((r) => r.random.ended_by_page > 0)}, won on ${count((r) => r.random.successes > 0)};`
     + ` oracle ≥ 19/20 on ${count((r) => r.oracle && r.oracle.successes >= 19)} of ${count((r) => r.oracle)} pages with an oracle;`
     + ` won by a random or scripted episode: ${count((r) => r.random.successes > 0 || (r.oracle && r.oracle.successes > 0))}.`);
+  // By what acting on the page takes (tasks/miniwob.json): pages a random or scripted episode
+  // finished (ended by the page's own judgement, not the step cap) and won.
+  const finished = (r) => r.random.ended_by_page > 0 || (r.oracle && r.oracle.successes > 0);
+  const won = (r) => r.random.successes > 0 || (r.oracle && r.oracle.successes > 0);
+  const kinds = [...new Set(rows.map((r) => interactions[r.task]))];
+  for (const kind of kinds) {
+    const of = ok.filter((r) => interactions[r.task] === kind);
+    const f = of.filter(finished), w = of.filter(won);
+    console.log(`  ${kind.padEnd(12)} ${of.length} pages: finished ${f.length}, won ${w.length}`
+      + (kind === 'click-type' ? '' : ` (not finished: ${of.filter((r) => !finished(r)).map((r) => r.task).join(', ') || 'none'})`));
+  }
+  console.log(`  all          ${ok.length} pages: finished ${ok.filter(finished).length}, won ${ok.filter(won).length}`);
   if (process.env.OUT) writeFileSync(process.env.OUT, JSON.stringify(rows, null, 1));
 } finally {
   await context.close();
