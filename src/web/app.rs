@@ -59,6 +59,9 @@ fn make_policy(kind: &str, task: &TaskSpec, seed: u32) -> Result<Box<dyn Policy>
     }
     match kind {
         "random" => Ok(Box::new(RandomPolicy::for_task(seed as u64, task))),
+        // The element actions alone on every page (what "random" was before MiniWoB++'s other
+        // actions), for comparisons (`RANDOM_POLICY=random-elements scripts/bench-miniwob.sh`).
+        "random-elements" => Ok(Box::new(RandomPolicy::new(seed as u64))),
         "oracle" => scripted(task.name(), Script::Oracle)
             .map(|p| Box::new(p) as Box<dyn Policy>)
             .ok_or_else(|| EnvError::Browser(format!("no scripted oracle for \"{}\"", task.name()))),
