@@ -86,3 +86,42 @@ test('a person drags on the real drag-box page: recorded as a drag, saved, repla
   await messageMatching(page, new RegExp(`Replayed ${download.suggestedFilename().replace(/\./g, '\\.')}: 2 actions, raw reward 1, as recorded\\.`));
   assert.deepEqual(errors, []);
 });
+
+test('a person types into the real terminal page: its keys are recorded as keys and replay to the same reward', async () => {
+  const { page, errors } = await openApp(app.context, app.server.url + '#/play');
+  await page.fill('#seed', '2');
+  await page.selectOption('#source', 'miniwob');
+  await page.selectOption('#miniwob-task', 'terminal');
+  await page.waitForFunction(() => /seed 2$/.test(document.getElementById('steps-title').textContent)
+    && /terminal below to delete/.test(document.getElementById('utterance').textContent), null, WAIT);
+  const utterance = await page.textContent('#utterance');
+  const frame = page.frame({ url: /terminal\.html/ });
+  // A person: click the terminal, list the files, delete the one the instruction asks for.
+  await frame.click('#terminal');
+  await page.keyboard.type('ls', { delay: 20 });
+  await page.keyboard.press('Enter');
+  const listing = await frame.locator('.terminal-output .output').last().textContent();
+  const ext = / \.(\S+)$/.exec(utterance.trim());
+  const file = listing.split(/\s+/).find((f) => (ext ? f.endsWith(`.${ext[1]}`) : f && !f.includes('.')));
+  assert.ok(file, `a file to delete in "${listing}" for "${utterance}"`);
+  await page.keyboard.type(`rm ${file}`, { delay: 20 });
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => /raw 1\b/.test(document.getElementById('episode-outcome').textContent), null, WAIT);
+  // The page reads the keys themselves (its keydown handler writes them into the terminal), so
+  // they are recorded as keys, not as typing into its hidden field. (Its caret blinks by itself,
+  // so the pauses between the person's actions are recorded as waits too.)
+  const recorded = (await stepTexts(page)).filter((t) => !t.startsWith('wait'));
+  assert.equal(recorded.length, 5, `${recorded}`);
+  assert.match(recorded[0], /^click DIV/);
+  assert.deepEqual(recorded.slice(1, 3), ['type "ls"', 'press <Enter>']);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#rec-save')]);
+  const demoPath = join(shots, download.suggestedFilename());
+  await download.saveAs(demoPath);
+  const demo = JSON.parse(readFileSync(demoPath, 'utf8'));
+  const acts = demo.steps.map((s) => s.action).filter((a) => !('wait' in a));
+  assert.deepEqual(acts.slice(1), [{ type_text: 'ls' }, { key: '<Enter>' }, { type_text: `rm ${file}` }, { key: '<Enter>' }]);
+  await page.setInputFiles('#rec-replay', demoPath);
+  const name = download.suggestedFilename().replace(/\./g, '\\.');
+  await messageMatching(page, new RegExp(`Replayed ${name}: ${demo.steps.length} actions, raw reward 1, as recorded\\.`));
+  assert.deepEqual(errors, []);
+});

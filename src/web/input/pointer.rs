@@ -74,7 +74,9 @@ impl Pointer {
         let target = self.under(page)?;
         let init = |kind: &str| Init::input(page.win).at(p, 0, 1).with("detail", if kind == "mousedown" { detail } else { 0 });
         let mouse_suppressed = !fire(&target, page.win, "PointerEvent", "pointerdown", init("pointerdown").mouse_pointer(true))?;
-        let proceed = !mouse_suppressed && fire(&target, page.win, "MouseEvent", "mousedown", init("mousedown"))?;
+        // Only a cancelled mousedown stops the press's default actions (a cancelled pointerdown
+        // only holds back the mouse events).
+        let proceed = mouse_suppressed || fire(&target, page.win, "MouseEvent", "mousedown", init("mousedown"))?;
         let mut selecting = None;
         if proceed {
             focus_or_blur(&target, page.doc);
@@ -119,6 +121,10 @@ impl Pointer {
     /// Press at the first point, move through the rest, release at the last.
     pub fn drag(&mut self, page: &Page, path: &[Point]) -> Result<(), EnvError> {
         let (Some(&first), Some(&last)) = (path.first(), path.last()) else { return Ok(()) };
+        // A path that leaves the page is refused before anything is pressed.
+        for &p in path {
+            hit(page, p)?;
+        }
         self.press(page, first, 1)?;
         for &p in &path[1..path.len() - 1] {
             self.move_to(page, p)?;
