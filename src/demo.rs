@@ -52,6 +52,9 @@ impl Demonstration {
         if d.format != DEMO_FORMAT {
             return Err(format!("demonstration format {} (this lab reads {DEMO_FORMAT})", d.format));
         }
+        if let Some((i, e)) = d.steps.iter().enumerate().find_map(|(i, s)| s.action.check().err().map(|e| (i, e))) {
+            return Err(format!("step {} of the demonstration cannot be performed: {e}", i + 1));
+        }
         d.task.check_untrusted_with(typed_folders).map_err(|e| match e {
             EnvError::RefusedTask(why) => format!("the demonstration's task cannot be opened: {why}"),
             e => e.to_string(),
@@ -180,6 +183,14 @@ mod tests {
         assert!(Demonstration::from_json(&v.to_string()).is_ok());
         v["task"] = serde_json::json!({"source": "generated", "name": "x", "design": {"action": [99], "action_page": [0]}});
         assert!(Demonstration::from_json(&v.to_string()).unwrap_err().contains("99 is not a primitive index"));
+        // MiniWoB++'s other actions are read; one that cannot be performed is refused.
+        let step = |action: serde_json::Value| serde_json::json!({"observation": {"instruction": {"utterance": "", "tokens": [], "fields": []}, "dom": {"nodes": []}}, "action": action});
+        v["task"] = serde_json::json!({"source": "external", "base_url": "miniwob/html/miniwob/", "name": "drag-box"});
+        v["steps"] = serde_json::json!([step(serde_json::json!({"drag": [[30, 80], [90, 120]]})), step(serde_json::json!({"key": "<Enter>"}))]);
+        let d = Demonstration::from_json(&v.to_string()).unwrap();
+        assert_eq!(d.actions().cloned().collect::<Vec<_>>(), [Action::Drag(vec![(30, 80), (90, 120)]), Action::PressKey("<Enter>".into())]);
+        v["steps"] = serde_json::json!([step(serde_json::json!({"drag": [[30, 80]]}))]);
+        assert!(Demonstration::from_json(&v.to_string()).unwrap_err().contains("step 1 of the demonstration cannot be performed: a drag needs at least two points"));
         let huge = format!("{{\"pad\": \"{}\"}}", "x".repeat(MAX_DEMO_BYTES));
         assert!(Demonstration::from_json(&huge).unwrap_err().contains("at most 20 MB"));
     }

@@ -143,6 +143,9 @@ impl WgeRecipe {
             if d.actions.iter().filter_map(Action::text).any(|t| t.chars().count() > MAX_TEXT) {
                 return bad("it types an overly long text".into());
             }
+            if let Some(e) = d.actions.iter().find_map(|a| a.check().err()) {
+                return bad(format!("its demonstration #{} has an impossible action ({e})", i + 1));
+            }
             if !matches!(d.data_mode.as_str(), "train" | "test") {
                 return bad(format!("its demonstration #{} names an unknown data mode", i + 1));
             }
@@ -279,6 +282,7 @@ impl ShareState {
                     {
                         return Err(ShareError("it types an overly long text".into()));
                     }
+                    a.check().map_err(|e| ShareError(format!("its episode has an impossible action ({e})")))?;
                 }
             }
             Some(Replay::Checkpoint { agent, seeds }) => {
@@ -466,6 +470,19 @@ mod tests {
         assert_eq!(ShareState::decode(&frag(&miniwob), &[]).unwrap(), miniwob);
         let long = ShareState { replay: Some(Replay::Episode { actions: vec![Action::Click(1); 501], raw_reward: None }), ..episode() };
         assert!(err(&frag(&long)).contains("501 actions"));
+        // MiniWoB++'s pointer and key actions travel too; one that cannot be performed is refused.
+        let pointer = ShareState {
+            replay: Some(Replay::Episode {
+                actions: vec![Action::Drag(vec![(10, 60), (90, 120)]), Action::PressKey("C-c".into()), Action::Wait(300)],
+                raw_reward: Some(1.0),
+            }),
+            ..episode()
+        };
+        assert_eq!(ShareState::decode(&frag(&pointer), &[]).unwrap(), pointer);
+        let bad_key = ShareState { replay: Some(Replay::Episode { actions: vec![Action::PressKey("<Hyper>".into())], raw_reward: None }), ..episode() };
+        assert!(err(&frag(&bad_key)).contains("impossible action (unknown key <Hyper>"), "{}", err(&frag(&bad_key)));
+        let forever = ShareState { replay: Some(Replay::Episode { actions: vec![Action::Wait(3_600_000)], raw_reward: None }), ..episode() };
+        assert!(err(&frag(&forever)).contains("a wait of 3600000 ms"));
         let agent = ShareState { replay: Some(Replay::Checkpoint { agent: "../../etc".into(), seeds: vec![1] }), ..episode() };
         assert!(err(&frag(&agent)).contains("does not ship"));
         let bad_cfg = ShareState { config: Some(DqnConfig { batch_size: 0, ..DqnConfig::default() }), ..episode() };

@@ -159,7 +159,7 @@ impl Environment for SimEnv {
 
     async fn step(&mut self, action: &Action) -> Result<Step, EnvError> {
         self.guard.admit()?;
-        let r = action.target();
+        let r = action.element_target()?;
         let i = (r as usize).checked_sub(1).filter(|&i| i < self.nodes.len()).ok_or(EnvError::UnknownRef(r))?;
         match action {
             Action::Click(_) => {
@@ -184,6 +184,9 @@ impl Environment for SimEnv {
             }
             Action::Select(..) | Action::SetValue(..) => {
                 return Err(EnvError::BadTarget { action: format!("select or set in #{r}"), detail: "no <select> or form field here".into() });
+            }
+            _ => {
+                return Err(EnvError::BadTarget { action: action.describe(None), detail: "the simulator clicks and types only".into() });
             }
         }
         Ok(self.outcome(0.0, None))

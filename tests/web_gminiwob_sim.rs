@@ -265,18 +265,20 @@ async fn compare(env: &mut IframeEnv, spec: &TaskSpec, seed: u32, mix: Mix, what
             _ => chaos.act(&obs),
         };
         trace.push(action.describe(Some(&obs.dom)));
-        tally.hidden_targets += obs.dom.get(action.target()).is_none() as usize;
+        tally.hidden_targets += action.target().is_none_or(|r| obs.dom.get(r).is_none()) as usize;
         match action {
             Action::Click(_) => tally.clicks += 1,
             Action::Type(..) => tally.types += 1,
             Action::Select(..) => tally.selects += 1,
             Action::SetValue(..) => tally.set_values += 1,
+            ref other => panic!("the site's policies act on elements, not {other:?}"),
         }
         let live_action = match &action {
             Action::Click(r) => Action::Click(r + offset),
             Action::Type(r, t) => Action::Type(r + offset, t.clone()),
             Action::Select(r, o) => Action::Select(r + offset, o.clone()),
             Action::SetValue(r, v) => Action::SetValue(r + offset, v.clone()),
+            other => other.clone(),
         };
         let fail = |msg: String| -> ! {
             panic!("{what} ({mix:?}), step {n}: {msg}\nactions: {trace:#?}\ndesign {}", design.to_json())

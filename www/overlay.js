@@ -26,7 +26,11 @@ function blankCanvas(canvas) {
   return { g, w, h };
 }
 
-// obs: the observation the agent acted on; q: QView or null; action: {click: ref} | {type: [ref, text]} | {select: [ref, option]} | {set_value: [ref, value]}
+// obs: the observation the agent acted on; q: QView or null; action: an element action
+// ({click: ref} | {type: [ref, text]} | {select: [ref, option]} | {set_value: [ref, value]} |
+// {focus_type_field: [ref, i]}) or one of MiniWoB++'s others (at points: {click_at: [x, y]},
+// {dblclick_at}, {move}, {mouse_down}, {mouse_up}, {scroll: [x, y, dy]}, {drag: [[x, y], …]};
+// keys and waits: {key}, {type_text}, {type_field}, {wait}).
 export function drawOverlay(canvas, obs, q, action) {
   const { g, w, h } = blankCanvas(canvas);
   if (!obs) return;
@@ -43,6 +47,7 @@ export function drawOverlay(canvas, obs, q, action) {
   }
   if (!action) return;
   const kind = Object.keys(action)[0];
+  if (drawPointer(g, kind, action[kind], w, h)) return;
   const target = kind === 'click' ? action.click : action[kind][0];
   const n = byRef.get(target);
   if (!n) return;
@@ -50,9 +55,50 @@ export function drawOverlay(canvas, obs, q, action) {
   g.lineWidth = 2;
   g.strokeRect(n.rect.left - 1, n.rect.top - 1, n.rect.width + 2, n.rect.height + 2);
   // type, select and set_value (a replayed navigator episode) carry [ref, text].
-  let text = kind === 'click' ? 'click' : `${kind.replace('_', ' ')} "${action[kind][1]}"`;
+  let text = kind === 'click' ? 'click' : kind === 'focus_type_field' ? `type field ${action[kind][1]}` : `${kind.replace('_', ' ')} "${action[kind][1]}"`;
   if (q) text += `  Q(click) ${q.mode[0].toFixed(2)} · Q(type) ${q.mode[1].toFixed(2)}`;
   label(g, n.rect, text, w, h);
+}
+
+// MiniWoB++'s actions that are not on an element: a ring where the pointer acts, a drag's path
+// with its release marked, or a tag for keys and waits. False for element actions.
+function drawPointer(g, kind, arg, w, h) {
+  const ring = (x, y, r) => { g.beginPath(); g.arc(x, y, r, 0, 2 * Math.PI); g.stroke(); };
+  g.strokeStyle = '#e8590c';
+  g.lineWidth = 2;
+  const at = (x, y, text) => label(g, { left: x - 6, top: y - 6, width: 12, height: 12 }, text, w, h);
+  switch (kind) {
+    case 'click_at': case 'dblclick_at': case 'move': case 'mouse_down': case 'mouse_up': {
+      const [x, y] = arg;
+      ring(x, y, 6);
+      if (kind === 'dblclick_at') ring(x, y, 10);
+      at(x, y, { click_at: 'click', dblclick_at: 'double-click', move: 'move', mouse_down: 'press', mouse_up: 'release' }[kind]);
+      return true;
+    }
+    case 'scroll': {
+      const [x, y, dy] = arg;
+      ring(x, y, 6);
+      g.beginPath(); g.moveTo(x, y); g.lineTo(x, y + Math.sign(dy) * 18); g.stroke();
+      at(x, y, `scroll ${dy < 0 ? 'up' : 'down'} ${Math.abs(dy)}`);
+      return true;
+    }
+    case 'drag': {
+      g.beginPath();
+      arg.forEach(([x, y], i) => (i ? g.lineTo(x, y) : g.moveTo(x, y)));
+      g.stroke();
+      const [x, y] = arg[arg.length - 1];
+      ring(x, y, 5);
+      at(x, y, 'drag');
+      return true;
+    }
+    case 'key': case 'type_text': case 'type_field': case 'wait': {
+      const text = kind === 'key' ? `key ${arg}` : kind === 'type_text' ? `type "${arg}"` : kind === 'wait' ? `wait ${arg} ms` : `type field ${arg}`;
+      label(g, { left: 2, top: 2, width: 0, height: 0 }, text, w, h);
+      return true;
+    }
+    default:
+      return false;
+  }
 }
 
 // The navigator's step (lab.navigatorStep's reply): the policy's probability of acting on each

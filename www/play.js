@@ -128,6 +128,7 @@ export function initPlay(ctx) {
       end();
     }
   });
+  // Another task (one of the lab's, or a real MiniWoB++ page) starts a new recording on it.
   ctx.onTaskChange(() => { if (ctx.view === 'play') start(); });
   setButtons();
 
@@ -135,8 +136,16 @@ export function initPlay(ctx) {
     enter() { setButtons(); },
     leave() { stop(); },
     start() { return start(); },
+    // A finished recording is shared as an episode the link replays in Watch, action for action;
+    // before one, the link opens Play on the same task and seed.
     shareState() {
-      return { v: 1, view: 'play', task: current?.task || ctx.taskSpec(), seed: current?.seed ?? ctx.seed(), config: null, replay: null };
+      const s = recording ? lab.recordingState() : (lastDemo ? JSON.parse(lastDemo) : null);
+      const actions = s ? (s.actions || s.steps.map((st) => st.action)) : [];
+      const task = current?.task || ctx.taskSpec(), seed = current?.seed ?? ctx.seed();
+      if (s && (s.done ?? true) && actions.length) {
+        return { v: 1, view: 'watch', task, seed, config: null, replay: { episode: { actions, raw_reward: s.raw_reward } } };
+      }
+      return { v: 1, view: 'play', task, seed, config: null, replay: null };
     },
     openShare(state) { return start(state.seed); },
     // For tests: the demonstration of the last recording.

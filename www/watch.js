@@ -389,12 +389,9 @@ export function initWatch(ctx) {
     }
   }
 
+  // The lab's description (Rust's Action::describe), for every action form.
   function describe(o, action) {
-    const kind = Object.keys(action)[0];
-    const ref = kind === 'click' ? action.click : action[kind][0];
-    const n = o.dom.nodes.find((x) => x.ref === ref);
-    const what = n ? `${n.tag}${n.text ? ` "${n.text.slice(0, 24)}"` : ''} #${ref}` : `#${ref}`;
-    return kind === 'click' ? `click ${what}` : `${kind} "${action[kind][1]}" ${kind === 'type' ? 'into' : 'in'} ${what}`;
+    return ctx.Lab.describeAction(o, action);
   }
 
   // A task page loaded afresh (another task, a reload) comes without the style that holds its cover.

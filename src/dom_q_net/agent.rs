@@ -317,14 +317,15 @@ impl DomQNetAgent {
     /// target's leaf, and for a typed text the goal token it equals. `None` when DOM-Q-Net could
     /// not have taken it (the target is no leaf, the text is not exactly one goal token, a select).
     pub fn dqn_action_of(enc: &Encoded, action: &Action) -> Option<DqnAction> {
-        let leaf = enc.leaf_refs.iter().position(|&r| r == action.target())? as u16;
+        let target = action.target()?;
+        let leaf = enc.leaf_refs.iter().position(|&r| r == target)? as u16;
         match action {
             Action::Click(_) => Some(DqnAction { leaf, token: 0, mode: Mode::Click }),
             Action::Type(_, text) => {
                 let token = enc.goal_tokens.iter().position(|t| t == text)? as u16;
                 Some(DqnAction { leaf, token, mode: Mode::Type })
             }
-            Action::Select(..) | Action::SetValue(..) => None,
+            _ => None,
         }
     }
 

@@ -1,13 +1,35 @@
 //! What an agent can do to the page.
+//!
+//! The lab's element actions ([`Action::Click`], [`Action::Type`], [`Action::Select`],
+//! [`Action::SetValue`]) are what its agents use. Beside them are the rest of MiniWoB++ 1.1's
+//! action space (`miniwob/action.py`), for the pages that need a pointer at a point, a drag, the
+//! wheel or keys (`interaction` in `tasks/miniwob.json`); `docs/actions.md` lists every form.
 
 use serde::{Deserialize, Serialize};
 
+use super::error::EnvError;
+use super::key::KeyPress;
 use super::observation::{DomGraph, NodeRef};
 
-/// One action on the task page. Targets are refs from the current observation.
+/// The most a [`Action::Wait`] waits (milliseconds): longer than any page's time limit.
+pub const MAX_WAIT_MS: u32 = 60_000;
+/// The most points a [`Action::Drag`] passes through.
+pub const MAX_DRAG_POINTS: usize = 512;
+/// The pixels one MiniWoB++ scroll action moves (`constants.DEFAULT_SCROLL_AMOUNT`).
+pub const SCROLL_STEP: i32 = 50;
+
+/// A point in the task page's viewport (CSS pixels), where observations' boxes are.
+pub type Point = (i32, i32);
+
+/// One action on the task page. Targets are refs from the current observation; points are in
+/// the task page's viewport, as the observation's boxes are.
 ///
-/// Serialised compactly (`{"click":5}`, `{"type":[7,"Cheree"]}`) because action logs travel in
-/// share links and demonstration files.
+/// Serialised compactly (`{"click":5}`, `{"type":[7,"Cheree"]}`, `{"click_at":[80,120]}`)
+/// because action logs travel in share links and demonstration files. MiniWoB++ 1.1's 14 action
+/// types map onto these: `NONE` is `Wait(0)`, `CLICK_ELEMENT` is `Click`,
+/// `FOCUS_ELEMENT_AND_TYPE_TEXT` is `Type` (the lab inserts the text as one edit at the end of
+/// the field; `Click` then `TypeText` presses its keys one by one), and each other type has a
+/// variant of its own.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Action {
@@ -26,12 +48,98 @@ pub enum Action {
     /// unmatched radio value or option changes nothing (not an error: agents pair fields and
     /// elements freely).
     SetValue(NodeRef, String),
+    /// `NONE`: let the page run for this many milliseconds (0: just let its timers run), then
+    /// observe. `{"wait":500}`
+    Wait(u32),
+    /// `MOVE_COORDS`: move the pointer to the point (hover, or drag while pressed). `{"move":[x,y]}`
+    #[serde(rename = "move")]
+    MoveTo(i32, i32),
+    /// `CLICK_COORDS`: move there, press, release and click. `{"click_at":[x,y]}`
+    ClickAt(i32, i32),
+    /// `DBLCLICK_COORDS`: two clicks and a `dblclick` (a double-click on text selects a word).
+    /// `{"dblclick_at":[x,y]}`
+    #[serde(rename = "dblclick_at")]
+    DoubleClickAt(i32, i32),
+    /// `MOUSEDOWN_COORDS`: move there and press the left button (starts a drag or a text
+    /// selection). `{"mouse_down":[x,y]}`
+    MouseDown(i32, i32),
+    /// `MOUSEUP_COORDS`: move there and release (a click where it was pressed, else the end of a
+    /// drag). `{"mouse_up":[x,y]}`
+    MouseUp(i32, i32),
+    /// `SCROLL_UP_COORDS`/`SCROLL_DOWN_COORDS`: turn the wheel over the point by `dy` pixels
+    /// (positive scrolls down; MiniWoB++ turns it by ±[`SCROLL_STEP`]). `{"scroll":[x,y,dy]}`
+    Scroll(i32, i32, i32),
+    /// `PRESS_KEY`: press and release a key, in MiniWoB++'s key syntax (`"<Enter>"`, `"C-c"`,
+    /// `"S-<Tab>"`, `"a"`; see [`KeyPress::parse`]), on whatever has focus. `{"key":"C-v"}`
+    #[serde(rename = "key")]
+    PressKey(String),
+    /// `TYPE_TEXT`: press the keys of the text one by one on whatever has focus.
+    /// `{"type_text":"rm a.sh"}`
+    TypeText(String),
+    /// `TYPE_FIELD`: type the value of the observation's `i`-th instruction field (fields are
+    /// sorted by key, as [`super::Instruction`] keeps them; nothing past the last field).
+    /// `{"type_field":0}`
+    TypeField(u32),
+    /// `FOCUS_ELEMENT_AND_TYPE_FIELD`: click the element, then type the `i`-th field's value key
+    /// by key. `{"focus_type_field":[7,0]}`
+    FocusTypeField(NodeRef, u32),
+    /// The lab's shorthand for MiniWoB++'s `MOUSEDOWN_COORDS`, `MOVE_COORDS`…, `MOUSEUP_COORDS`:
+    /// press at the first point, move through the others and release at the last (a drag, a
+    /// slider, a drawn line, a text selection) in one step. `{"drag":[[x0,y0],[x1,y1]]}`
+    Drag(Vec<Point>),
 }
 
 impl Action {
-    pub fn target(&self) -> NodeRef {
+    /// The element the action is on; `None` for actions at points, keys and waits.
+    pub fn target(&self) -> Option<NodeRef> {
         match self {
-            Action::Click(r) | Action::Type(r, _) | Action::Select(r, _) | Action::SetValue(r, _) => *r,
+            Action::Click(r) | Action::Type(r, _) | Action::Select(r, _) | Action::SetValue(r, _) | Action::FocusTypeField(r, _) => {
+                Some(*r)
+            }
+            _ => None,
+        }
+    }
+
+    /// The target of an element action, for environments that act on elements only (the native
+    /// simulators): any other action is refused, saying so.
+    pub fn element_target(&self) -> Result<NodeRef, EnvError> {
+        self.target().ok_or_else(|| EnvError::BadTarget {
+            action: self.describe(None),
+            detail: "this environment acts on elements only (no pointer, wheel or keys)".into(),
+        })
+    }
+
+    /// One of the lab's element actions (what its agents take), not one of MiniWoB++'s others.
+    pub fn is_element_action(&self) -> bool {
+        matches!(self, Action::Click(_) | Action::Type(..) | Action::Select(..) | Action::SetValue(..))
+    }
+
+    /// Where the pointer goes, for actions at a point (a drag's first point).
+    pub fn point(&self) -> Option<Point> {
+        match self {
+            Action::MoveTo(x, y)
+            | Action::ClickAt(x, y)
+            | Action::DoubleClickAt(x, y)
+            | Action::MouseDown(x, y)
+            | Action::MouseUp(x, y)
+            | Action::Scroll(x, y, _) => Some((*x, *y)),
+            Action::Drag(path) => path.first().copied(),
+            _ => None,
+        }
+    }
+
+    /// What makes an action impossible to perform whatever the page: a key MiniWoB++'s syntax
+    /// does not name, a drag with fewer than two points or more than [`MAX_DRAG_POINTS`], a wait
+    /// past [`MAX_WAIT_MS`].
+    pub fn check(&self) -> Result<(), String> {
+        match self {
+            Action::PressKey(k) => KeyPress::parse(k).map(|_| ()),
+            Action::Drag(path) if path.len() < 2 => Err("a drag needs at least two points".into()),
+            Action::Drag(path) if path.len() > MAX_DRAG_POINTS => {
+                Err(format!("a drag of {} points (at most {MAX_DRAG_POINTS})", path.len()))
+            }
+            Action::Wait(ms) if *ms > MAX_WAIT_MS => Err(format!("a wait of {ms} ms (at most {MAX_WAIT_MS})")),
+            _ => Ok(()),
         }
     }
 
@@ -51,14 +159,31 @@ impl Action {
             Action::Type(r, t) => format!("type \"{}\" into {}", clip(t, 24), what(*r)),
             Action::Select(r, o) => format!("select \"{}\" in {}", clip(o, 24), what(*r)),
             Action::SetValue(r, v) => format!("set {} to \"{}\"", what(*r), clip(v, 24)),
+            Action::Wait(ms) => format!("wait {ms} ms"),
+            Action::MoveTo(x, y) => format!("move to ({x}, {y})"),
+            Action::ClickAt(x, y) => format!("click at ({x}, {y})"),
+            Action::DoubleClickAt(x, y) => format!("double-click at ({x}, {y})"),
+            Action::MouseDown(x, y) => format!("press at ({x}, {y})"),
+            Action::MouseUp(x, y) => format!("release at ({x}, {y})"),
+            Action::Scroll(x, y, dy) => format!("scroll {} {} px at ({x}, {y})", if *dy < 0 { "up" } else { "down" }, dy.abs()),
+            Action::PressKey(k) => format!("press {k}"),
+            Action::TypeText(t) => format!("type \"{}\"", clip(t, 24)),
+            Action::TypeField(i) => format!("type field {i}"),
+            Action::FocusTypeField(r, i) => format!("type field {i} into {}", what(*r)),
+            Action::Drag(path) => match (path.first(), path.last()) {
+                (Some((x0, y0)), Some((x1, y1))) => format!("drag ({x0}, {y0}) → ({x1}, {y1})"),
+                _ => "drag (no points)".to_string(),
+            },
         }
     }
 
-    /// The text the action carries (typed, chosen or set), if any.
+    /// The text the action carries (typed, chosen, set or a key's name), if any.
     pub fn text(&self) -> Option<&str> {
         match self {
-            Action::Click(_) => None,
-            Action::Type(_, t) | Action::Select(_, t) | Action::SetValue(_, t) => Some(t),
+            Action::Type(_, t) | Action::Select(_, t) | Action::SetValue(_, t) | Action::TypeText(t) | Action::PressKey(t) => {
+                Some(t)
+            }
+            _ => None,
         }
     }
 }
@@ -120,5 +245,49 @@ mod tests {
     fn malformed_action_is_rejected() {
         assert!(serde_json::from_str::<Action>(r#"{"click":"five"}"#).is_err());
         assert!(serde_json::from_str::<Action>(r#"{"drag":[1,2]}"#).is_err());
+        assert!(serde_json::from_str::<Action>(r#"{"click_at":[1.5,2]}"#).is_err(), "points are whole pixels");
+        assert!(serde_json::from_str::<Action>(r#"{"scroll":[1,2]}"#).is_err());
+        assert!(serde_json::from_str::<Action>(r#"{"hover":[1,2]}"#).is_err());
+        assert!(serde_json::from_str::<Action>(r#""none""#).is_err(), "MiniWoB's NONE is {{\"wait\":0}}");
+    }
+
+    /// Every form of MiniWoB++ 1.1's action space, as files and links carry it; the lab's four
+    /// element actions keep the forms they always had.
+    #[test]
+    fn every_form_round_trips() {
+        let acts = vec![
+            (Action::Wait(0), r#"{"wait":0}"#),
+            (Action::MoveTo(10, 20), r#"{"move":[10,20]}"#),
+            (Action::ClickAt(80, 120), r#"{"click_at":[80,120]}"#),
+            (Action::DoubleClickAt(3, 4), r#"{"dblclick_at":[3,4]}"#),
+            (Action::MouseDown(1, 2), r#"{"mouse_down":[1,2]}"#),
+            (Action::MouseUp(5, 6), r#"{"mouse_up":[5,6]}"#),
+            (Action::Scroll(40, 90, -50), r#"{"scroll":[40,90,-50]}"#),
+            (Action::PressKey("C-c".into()), r#"{"key":"C-c"}"#),
+            (Action::TypeText("rm a.sh".into()), r#"{"type_text":"rm a.sh"}"#),
+            (Action::TypeField(1), r#"{"type_field":1}"#),
+            (Action::FocusTypeField(7, 0), r#"{"focus_type_field":[7,0]}"#),
+            (Action::Drag(vec![(10, 60), (30, 70), (90, 100)]), r#"{"drag":[[10,60],[30,70],[90,100]]}"#),
+            (Action::Click(5), r#"{"click":5}"#),
+        ];
+        for (a, json) in acts {
+            assert_eq!(serde_json::to_string(&a).unwrap(), json);
+            assert_eq!(serde_json::from_str::<Action>(json).unwrap(), a);
+            assert!(a.check().is_ok(), "{json}");
+        }
+    }
+
+    #[test]
+    fn impossible_actions_are_named() {
+        assert!(Action::PressKey("<Hyper>".into()).check().unwrap_err().contains("<Hyper>"));
+        assert!(Action::Drag(vec![(1, 1)]).check().unwrap_err().contains("two points"));
+        assert!(Action::Drag(vec![(1, 1); MAX_DRAG_POINTS + 1]).check().is_err());
+        assert!(Action::Wait(MAX_WAIT_MS + 1).check().is_err());
+        assert_eq!(Action::Drag(vec![(1, 2), (5, 6)]).describe(None), "drag (1, 2) → (5, 6)");
+        assert_eq!(Action::Scroll(1, 2, -50).describe(None), "scroll up 50 px at (1, 2)");
+        assert_eq!(Action::ClickAt(3, 4).target(), None);
+        assert_eq!(Action::FocusTypeField(9, 0).target(), Some(9));
+        assert_eq!(Action::Drag(vec![(1, 2), (5, 6)]).point(), Some((1, 2)));
+        assert!(Action::Click(1).is_element_action() && !Action::TypeText("x".into()).is_element_action());
     }
 }

@@ -12,6 +12,7 @@ pub mod episode;
 pub mod error;
 pub mod fields;
 pub mod instruction;
+pub mod key;
 pub mod messages;
 pub mod miniwob;
 pub mod observation;
@@ -19,10 +20,11 @@ pub mod task;
 
 use serde::{Deserialize, Serialize};
 
-pub use action::Action;
+pub use action::{Action, Point};
 pub use episode::{EpisodeGuard, STEP_LIMIT_REASON};
 pub use error::EnvError;
 pub use instruction::{Field, Instruction, goal_tokens};
+pub use key::KeyPress;
 pub use observation::{DomGraph, DomNode, NodeRef, NodeValue, Observation, ObservationMeta, Rect, Settle, TEXT_TAG};
 pub use miniwob::{MINIWOB_BASE, MiniwobTask, miniwob_task, miniwob_tasks};
 pub use task::{Difficulty, TaskInfo, TaskSpec, builtin_task, builtin_tasks};

@@ -247,7 +247,8 @@ impl SiteSim {
     /// action that fails counts no step.
     pub fn step(&mut self, action: &Action) -> Result<Step, EnvError> {
         self.guard.admit()?;
-        let target = self.element(action.target()).ok_or(EnvError::UnknownRef(action.target()))?;
+        let r = action.element_target()?;
+        let target = self.element(r).ok_or(EnvError::UnknownRef(r))?;
         match action {
             Action::Click(_) => self.click(target),
             // As the actuator: a click first, then the keys (MiniWoB's typing action).
@@ -257,6 +258,9 @@ impl SiteSim {
             }
             Action::Select(_, option) => self.select(target, option, action)?,
             Action::SetValue(_, value) => self.set_field(target, value),
+            _ => {
+                return Err(EnvError::BadTarget { action: action.describe(None), detail: "the simulator acts on elements only".into() });
+            }
         }
         if self.guard.record(self.outcome.done) {
             self.end(self.reward.step_limit_reward, Some(STEP_LIMIT_REASON.to_string()));
@@ -630,7 +634,7 @@ impl SiteSim {
 
     fn select(&mut self, i: usize, option: &str, action: &Action) -> Result<(), EnvError> {
         let el = self.el(i);
-        let what = || format!("select \"{option}\" in #{}", action.target());
+        let what = || format!("select \"{option}\" in #{}", action.target().unwrap_or_default());
         if el.tag != "select" {
             return Err(EnvError::BadTarget {
                 action: what(),

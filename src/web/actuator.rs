@@ -16,13 +16,24 @@ use web_sys::{
     MouseEvent, MouseEventInit, Node, PointerEvent, PointerEventInit, Window,
 };
 
+use super::input::{self, InputState};
 use super::reader::DomReader;
 use super::util::{as_html, as_html_tag, js_message};
 use super::util;
 use crate::env::{Action, EnvError};
 
-pub fn perform(action: &Action, reader: &DomReader, win: &Window, doc: &Document) -> Result<(), EnvError> {
-    let node = reader.node(action.target()).ok_or(EnvError::UnknownRef(action.target()))?;
+pub async fn perform(
+    action: &Action,
+    reader: &DomReader,
+    input: &mut InputState,
+    win: &Window,
+    doc: &Document,
+    field: impl Fn(u32) -> String,
+) -> Result<(), EnvError> {
+    let Some(target) = action.target() else {
+        return input.perform(action, &input::page(win, doc), field).await;
+    };
+    let node = reader.node(target).ok_or(EnvError::UnknownRef(target))?;
     match action {
         Action::Click(_) => click(&element_of(node), win, doc),
         Action::Type(_, text) => {
@@ -32,6 +43,11 @@ pub fn perform(action: &Action, reader: &DomReader, win: &Window, doc: &Document
         }
         Action::Select(_, option) => select(target_element(node, "select in", action)?, option, action),
         Action::SetValue(_, value) => set_field(&element_of(node), value, win, doc),
+        // MiniWoB++'s elementClick, then the field's keys one by one.
+        _ => {
+            click(&element_of(node), win, doc)?;
+            input.perform(action, &input::page(win, doc), field).await
+        }
     }
 }
 
@@ -183,7 +199,7 @@ fn element_of(node: &Node) -> Element {
 
 fn target_element<'a>(node: &'a Node, verb: &str, action: &Action) -> Result<&'a Element, EnvError> {
     util::as_element(node).ok_or_else(|| EnvError::BadTarget {
-        action: format!("{verb} #{}", action.target()),
+        action: format!("{verb} #{}", action.target().unwrap_or_default()),
         detail: "it is a text node, not an element".into(),
     })
 }
@@ -283,7 +299,7 @@ fn click(el: &Element, win: &Window, doc: &Document) -> Result<(), EnvError> {
 /// A press on a list box's option chooses it (its `click()` does nothing to the selection): in a
 /// multi-select it toggles that option alone, elsewhere it becomes the only one chosen. The
 /// select then fires `input` and `change`, as under a person's hand.
-fn choose_option(el: &Element) -> Result<(), EnvError> {
+pub(super) fn choose_option(el: &Element) -> Result<(), EnvError> {
     let Some(opt) = as_html_tag::<HtmlOptionElement>(el, "OPTION") else { return Ok(()) };
     let Some(sel) = el.closest("select").ok().flatten() else { return Ok(()) };
     let list: &HtmlSelectElement = sel.unchecked_ref();
@@ -301,7 +317,7 @@ fn choose_option(el: &Element) -> Result<(), EnvError> {
     fire(&sel, "change")
 }
 
-fn focus_or_blur(el: &Element, doc: &Document) {
+pub(super) fn focus_or_blur(el: &Element, doc: &Document) {
     // A press focuses the nearest focusable element at or above the target; with none, focus
     // leaves whatever had it. focus() is a no-op on elements that cannot take focus, so try each.
     let mut cur = Some(el.clone());
@@ -387,12 +403,12 @@ fn set_value(el: &Element, v: &str) {
 
 fn select(el: &Element, option: &str, action: &Action) -> Result<(), EnvError> {
     let sel: &HtmlSelectElement = as_html_tag(el, "SELECT").ok_or_else(|| EnvError::BadTarget {
-        action: format!("select \"{option}\" in #{}", action.target()),
+        action: format!("select \"{option}\" in #{}", action.target().unwrap_or_default()),
         detail: format!("it is a {}, not a <select>", el.tag_name()),
     })?;
     let Some(index) = option_index(sel, option) else {
         return Err(EnvError::BadTarget {
-            action: format!("select \"{option}\" in #{}", action.target()),
+            action: format!("select \"{option}\" in #{}", action.target().unwrap_or_default()),
             detail: "the list has no such option".into(),
         });
     };

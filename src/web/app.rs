@@ -66,7 +66,10 @@ fn make_policy(kind: &str, task: &TaskSpec, seed: u32) -> Result<Box<dyn Policy>
         };
     }
     match kind {
-        "random" => Ok(Box::new(RandomPolicy::new(seed as u64))),
+        "random" => Ok(Box::new(RandomPolicy::for_task(seed as u64, task))),
+        // The element actions alone on every page (what "random" was before MiniWoB++'s other
+        // actions), for comparisons (`RANDOM_POLICY=random-elements scripts/bench-miniwob.sh`).
+        "random-elements" => Ok(Box::new(RandomPolicy::new(seed as u64))),
         "oracle" => scripted_for(task, Script::Oracle)
             .map(|p| Box::new(p) as Box<dyn Policy>)
             .ok_or_else(|| EnvError::Browser(format!("no scripted oracle for \"{}\"", task.name()))),
@@ -432,8 +435,17 @@ impl Lab {
         })))
     }
 
-    /// Performs one action (`{"click": ref}`, `{"type": [ref, text]}`, `{"select": [ref, option]}`,
-    /// `{"set_value": [ref, value]}`).
+    /// A one-line description of `action` on the page `observation` shows (step lists).
+    #[wasm_bindgen(js_name = describeAction)]
+    pub fn describe_action(observation: JsValue, action: JsValue) -> Result<String, JsValue> {
+        let action: Action = serde_wasm_bindgen::from_value(action).map_err(|e| js_err(format!("malformed action: {e}")))?;
+        let obs: Option<Observation> = serde_wasm_bindgen::from_value(observation).ok();
+        Ok(action.describe(obs.as_ref().map(|o| &o.dom)))
+    }
+
+    /// Performs one action: the lab's element actions (`{"click": ref}`, `{"type": [ref, text]}`,
+    /// `{"select": [ref, option]}`, `{"set_value": [ref, value]}`) or MiniWoB++'s others
+    /// (`{"click_at": [x, y]}`, `{"drag": [[x, y], …]}`, `{"key": "C-c"}`, …; `docs/actions.md`).
     pub fn step(&self, action: JsValue) -> Promise {
         let slots = self.envs.clone();
         future_to_promise(async move {
@@ -624,8 +636,10 @@ impl Lab {
         let Some(rec) = rec.as_ref() else { return JsValue::NULL };
         let s = rec.state.borrow();
         let steps: Vec<String> = s.steps.iter().map(|st| st.action.describe(Some(&st.observation.dom))).collect();
+        let actions: Vec<&Action> = s.steps.iter().map(|st| &st.action).collect();
         to_js(&serde_json::json!({
             "steps": steps,
+            "actions": actions,
             "done": s.outcome.is_some(),
             "reward": s.outcome.as_ref().map(|o| o.0),
             "raw_reward": s.outcome.as_ref().map(|o| o.1),

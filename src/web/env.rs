@@ -6,6 +6,7 @@ use web_sys::HtmlIFrameElement;
 use super::actuator;
 use super::frame::{self, TaskFrame};
 use super::gminiwob;
+use super::input::InputState;
 use super::reader::DomReader;
 use super::util::sleep;
 use crate::env::{
@@ -32,6 +33,8 @@ pub struct IframeEnv {
     /// The instruction is fixed within an episode; read it once at reset.
     instruction: Instruction,
     generated: Option<Generated>,
+    /// The mouse and the clipboard of MiniWoB++'s pointer and key actions.
+    input: InputState,
 }
 
 impl IframeEnv {
@@ -44,6 +47,7 @@ impl IframeEnv {
             task: None,
             instruction: Instruction::default(),
             generated: None,
+            input: InputState::default(),
         }
     }
 
@@ -168,6 +172,7 @@ impl Environment for IframeEnv {
         self.instruction = Instruction::for_task(task.name(), &utterance, fields);
         self.task = Some(task.clone());
         self.reader.begin_episode();
+        self.input.begin_episode();
         // Generated sites carry their own step limit (the papers' 25 by default).
         self.guard.set_max_steps(match &generated {
             Some((_, shaper)) => Some(shaper.config().step_limit),
@@ -207,7 +212,9 @@ impl Environment for IframeEnv {
             });
         }
         page.hold_clock(false);
-        let acted = page.reactions.during(|| actuator::perform(action, &self.reader, &page.window, &page.document));
+        let fields = &self.instruction.fields;
+        let field = |i: u32| fields.get(i as usize).map(|f| f.value.clone()).unwrap_or_default();
+        let acted = page.reactions.during_async(actuator::perform(action, &self.reader, &mut self.input, &page.window, &page.document, field)).await;
         if self.cfg.settle_ms > 0 {
             sleep(self.cfg.settle_ms).await;
         }

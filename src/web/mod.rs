@@ -9,6 +9,7 @@ pub mod design;
 pub mod env;
 pub mod frame;
 pub mod gminiwob;
+pub mod input;
 pub mod learner;
 // The navigator's and the adversaries' training loops run only in the learner worker's build.
 #[cfg(feature = "learner")]

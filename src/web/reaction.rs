@@ -84,6 +84,15 @@ impl Reactions {
         out
     }
 
+    /// `during` for an action that awaits (a drag's moves, a wait): timers the page starts
+    /// between its awaits count as its reactions too.
+    pub async fn during_async<T>(&self, f: impl std::future::Future<Output = T>) -> T {
+        self.state.borrow_mut().depth += 1;
+        let out = f.await;
+        self.state.borrow_mut().depth -= 1;
+        out
+    }
+
     /// Watched timers still to fire.
     pub fn pending(&self) -> usize {
         self.state.borrow().pending()

@@ -309,7 +309,7 @@ impl<'a> ExecutionEnv<'a> {
     /// of its fields, as the authors' consistency check does.
     pub fn consistent(&self, c: &Constraint, action: &Action) -> bool {
         let member = |set: &ElementSet| {
-            let target = self.observation.dom.index_of(action.target());
+            let target = action.target().and_then(|r| self.observation.dom.index_of(r));
             target.is_some_and(|t| self.members(set).is_ok_and(|m| m.binary_search(&t).is_ok()))
         };
         match c {
@@ -325,7 +325,7 @@ impl<'a> ExecutionEnv<'a> {
     /// constraint's element set (induction builds sets around the target, so it need not compute
     /// them whole). `RandomType` takes any text; a chosen option compares as the environment does.
     pub fn allows_on_member(&self, c: &Constraint, action: &Action) -> bool {
-        let Some(i) = self.observation.dom.index_of(action.target()) else { return false };
+        let Some(i) = action.target().and_then(|r| self.observation.dom.index_of(r)) else { return false };
         let Ok(actions) = self.actions_on(c, i) else { return false };
         match (c, action) {
             (Constraint::RandomType(_), Action::Type(..)) => self.nodes()[i].is_leaf() && self.nodes()[i].accepts_text(),

@@ -492,7 +492,7 @@ impl DomNetAction {
                 let f = x.field_values.iter().position(|v| v == text)?;
                 Some(DomNetAction { elem: e, typed: Some(f) })
             }
-            Action::Select(..) | Action::SetValue(..) => None,
+            _ => None,
         }
     }
 }

@@ -214,7 +214,7 @@ impl<'a> Induction<'a> {
 /// A click or type on an element with children stands for the same action on each of its
 /// leaves (text pseudo-nodes cannot be clicked; only fields take text), when there are few.
 pub fn expand_to_leaves(dom: &DomGraph, action: &Action, max_leaves: usize) -> Vec<Action> {
-    let Some(i) = dom.index_of(action.target()) else { return vec![action.clone()] };
+    let Some(i) = action.target().and_then(|r| dom.index_of(r)) else { return vec![action.clone()] };
     if dom.nodes[i].is_leaf() {
         return vec![action.clone()];
     }
@@ -243,6 +243,8 @@ pub fn expand_to_leaves(dom: &DomGraph, action: &Action, max_leaves: usize) -> V
             Action::Type(_, t) => Action::Type(r, t.clone()),
             Action::Select(_, t) => Action::Select(r, t.clone()),
             Action::SetValue(_, t) => Action::SetValue(r, t.clone()),
+            Action::FocusTypeField(_, f) => Action::FocusTypeField(r, *f),
+            other => other.clone(),
         })
         .collect()
 }
@@ -392,7 +394,7 @@ pub fn consistent_programs(obs: &Observation, action: &Action, config: &Inductio
 /// `config.max_work` and the rest of the grammar is left unsearched.
 fn programs_for(env: &ExecutionEnv, action: &Action, config: &InductionConfig, cut: &mut bool) -> Vec<Constraint> {
     let obs = env.observation;
-    let Some(target_index) = obs.dom.index_of(action.target()) else { return Vec::new() };
+    let Some(target_index) = action.target().and_then(|r| obs.dom.index_of(r)) else { return Vec::new() };
     let target = &obs.dom.nodes[target_index];
     let fields = &obs.instruction.fields;
     let mut strings: Vec<StringSelector> = page_strings(env, config.max_ngram, config.max_work).into_iter().map(StringSelector::Literal).collect();
@@ -467,8 +469,9 @@ fn programs_for(env: &ExecutionEnv, action: &Action, config: &InductionConfig, c
                     programs.push(Constraint::Select(set.clone(), s));
                 }
             }
-            // gMiniWoB's set-value action has no workflow step: its tasks have no demonstrations.
-            Action::SetValue(..) => {}
+            // gMiniWoB's set-value action has no workflow step: its tasks have no demonstrations;
+            // nor do MiniWoB++'s pointer and key actions (the paper's language is elements').
+            _ => {}
         }
     }
     // Every set holds the target, so whether a step allows the action is decided on the target.

@@ -293,10 +293,10 @@ impl WorkflowPolicy {
                 return Decision::Terminate { skipped, reason: StopReason::NotExecutable, choice: Some(choice) };
             };
             let paths = exec.candidates(program).unwrap_or_default();
-            let mut matched: Vec<NodeRef> = paths.iter().map(Action::target).collect();
+            let mut matched: Vec<NodeRef> = paths.iter().filter_map(Action::target).collect();
             matched.dedup();
             cursor.vertex = edge.to;
-            cursor.last = Some(action.target());
+            cursor.last = action.target();
             return Decision::Act { action, choice, skipped, matched };
         }
     }
@@ -712,7 +712,7 @@ mod tests {
             let e = block_on(train_episode(&mut env, &mut policy, &spec, seed)).unwrap();
             assert!(e.steps.len() <= 10);
             for s in &e.steps {
-                assert!(s.matched.contains(&s.action.target()));
+                assert!(s.matched.contains(&s.action.target().unwrap()));
             }
             wins.push(e.succeeded());
         }

@@ -140,7 +140,7 @@ mod tests {
     }
 
     fn id(e: &ReplayEpisode) -> u32 {
-        e.steps[0].1.target()
+        e.steps[0].1.target().expect("an element action")
     }
 
     #[test]

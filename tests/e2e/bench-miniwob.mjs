@@ -9,13 +9,16 @@
 //   - a random episode per seed (RANDOM seeds, 20 steps at most) and, where the lab has a scripted
 //     oracle of the page's name, ORACLE seeds: how many end by the page's own judgement and how
 //     many succeed (raw reward > 0).
-// Usage: scripts/bench-miniwob.sh [task ...]   (RANDOM=10 ORACLE=20 by default; OUT=file.json
-// writes every row)
+// Usage: scripts/bench-miniwob.sh [task ...]   (RANDOM_SEEDS=10 ORACLE_SEEDS=20 by default;
+// RANDOM_POLICY=random-elements for element actions only; OUT=file.json writes every row)
 import { writeFileSync } from 'node:fs';
 import { DIST, serve } from './serve.mjs';
 import { launch, openApp } from './browser.mjs';
 
 const RANDOM = Number(process.env.RANDOM_SEEDS || 10);
+// The random policy: "random" (the action set each page needs) or "random-elements" (element
+// actions only, for comparison).
+const RANDOM_POLICY = process.env.RANDOM_POLICY || 'random';
 const ORACLE = Number(process.env.ORACLE_SEEDS || 20);
 const MAX_STEPS = 20;
 
@@ -24,8 +27,9 @@ const context = await launch();
 try {
   const { page } = await openApp(context, server.url);
   if ((await page.textContent('#play')) === 'Pause') await page.click('#play');
-  const { tasks, served, oracles } = await page.evaluate(async () => ({
+  const { tasks, interactions, served, oracles } = await page.evaluate(async () => ({
     tasks: window.wasmBindings.Lab.miniwob().tasks.map((t) => t.name),
+    interactions: Object.fromEntries(window.wasmBindings.Lab.miniwob().tasks.map((t) => [t.name, t.interaction])),
     served: await fetch(`${window.wasmBindings.Lab.miniwob().mount}core/core.js`, { method: 'HEAD' }).then((r) => r.ok),
     oracles: window.wasmBindings.Lab.oracleTasks(),
   }));
@@ -33,7 +37,7 @@ try {
   const only = process.argv.slice(2);
   const rows = [];
   for (const name of tasks.filter((t) => !only.length || only.includes(t))) {
-    const row = await page.evaluate(async ({ name, RANDOM, ORACLE, MAX_STEPS, hasOracle }) => {
+    const row = await page.evaluate(async ({ name, RANDOM, RANDOM_POLICY, ORACLE, MAX_STEPS, hasOracle }) => {
       const lab = window.lab;
       const task = `miniwob/${name}`;
       const frame = document.getElementById('task-frame');
@@ -63,7 +67,7 @@ try {
         out.reset_ms = Math.round(performance.now() - tr);
         out.reloaded = Boolean(d.meta && d.meta.reloaded);
         out.same_with_lab_default = strip(a) === strip(d);
-        const r = (await lab.runAgent(task, 'random', 1000, RANDOM)).stats;
+        const r = (await lab.runAgent(task, RANDOM_POLICY, 1000, RANDOM)).stats;
         out.random = { episodes: r.episodes, ended_by_page: r.ended_by_page, successes: r.successes };
         if (hasOracle) {
           const o = (await lab.runAgent(task, 'oracle', 1, ORACLE)).stats;
@@ -99,7 +103,7 @@ try {
         }
         return 'equal';
       }
-    }, { name, RANDOM, ORACLE, MAX_STEPS, hasOracle: oracles.includes(name) });
+    }, { name, RANDOM, RANDOM_POLICY, ORACLE, MAX_STEPS, hasOracle: oracles.includes(name) });
     rows.push(row);
     const det = row.error ? `ERROR ${row.error}` : [
       row.dom_info === 'equal' ? 'getDOMInfo=' : `getDOMInfo≠ (${row.dom_info})`,
@@ -121,6 +125,18 @@ try {
     + ` a random episode ended by the page on ${count((r) => r.random.ended_by_page > 0)}, won on ${count((r) => r.random.successes > 0)};`
     + ` oracle ≥ 19/20 on ${count((r) => r.oracle && r.oracle.successes >= 19)} of ${count((r) => r.oracle)} pages with an oracle;`
     + ` won by a random or scripted episode: ${count((r) => r.random.successes > 0 || (r.oracle && r.oracle.successes > 0))}.`);
+  // By what acting on the page takes (tasks/miniwob.json): pages a random or scripted episode
+  // finished (ended by the page's own judgement, not the step cap) and won.
+  const finished = (r) => r.random.ended_by_page > 0 || (r.oracle && r.oracle.successes > 0);
+  const won = (r) => r.random.successes > 0 || (r.oracle && r.oracle.successes > 0);
+  const kinds = [...new Set(rows.map((r) => interactions[r.task]))];
+  for (const kind of kinds) {
+    const of = ok.filter((r) => interactions[r.task] === kind);
+    const f = of.filter(finished), w = of.filter(won);
+    console.log(`  ${kind.padEnd(12)} ${of.length} pages: finished ${f.length}, won ${w.length}`
+      + (kind === 'click-type' ? '' : ` (not finished: ${of.filter((r) => !finished(r)).map((r) => r.task).join(', ') || 'none'})`));
+  }
+  console.log(`  all          ${ok.length} pages: finished ${ok.filter(finished).length}, won ${ok.filter(won).length}`);
   if (process.env.OUT) writeFileSync(process.env.OUT, JSON.stringify(rows, null, 1));
 } finally {
   await context.close();

@@ -28,33 +28,33 @@ pub(super) struct RawState {
 #[serde(rename_all = "camelCase")]
 pub(super) struct RawAction {
     #[serde(rename = "type")]
-    kind: String,
+    pub kind: String,
     #[serde(default)]
-    x: Option<f64>,
+    pub x: Option<f64>,
     #[serde(default)]
-    y: Option<f64>,
+    pub y: Option<f64>,
     #[serde(default)]
-    key_code: Option<i64>,
+    pub key_code: Option<i64>,
     #[serde(default)]
-    char_code: Option<i64>,
+    pub char_code: Option<i64>,
     /// The event phase: 1 = BEFORE (capture), 3 = AFTER (bubble).
     #[serde(default)]
-    timing: Option<u8>,
+    pub timing: Option<u8>,
 }
 
 /// One raw event with its BEFORE snapshot (a state index).
-struct Event {
-    action: RawAction,
-    before: usize,
+pub(super) struct Event {
+    pub action: RawAction,
+    pub before: usize,
     /// The event's target (`recordingTarget` in the BEFORE snapshot) as our ref, when the
     /// snapshot kept it.
-    target: Option<NodeRef>,
+    pub target: Option<NodeRef>,
 }
 
 /// Pairs each BEFORE (capture) event with its AFTER (bubble) twin; a lone phase stands alone.
 /// Only the first scroll of a run is kept (§2.1). State 0 is the start page: its action, if a
 /// file gives one, is not an event (the authors read states from 1 on).
-fn pair_events(states: &[RawState], max_nodes: usize) -> Result<Vec<Event>, String> {
+pub(super) fn pair_events(states: &[RawState], max_nodes: usize) -> Result<Vec<Event>, String> {
     let mut events: Vec<Event> = Vec::new();
     let mut i = 1;
     while i < states.len() {
@@ -183,7 +183,7 @@ pub(super) fn chunk(states: &[RawState], max_nodes: usize) -> Result<(Vec<Chunk>
 
 /// A click then a type into the same element is one type (typing focuses the element first);
 /// consecutive types into one element are one type.
-fn collapse(chunks: Vec<Chunk>) -> Vec<Chunk> {
+pub(super) fn collapse(chunks: Vec<Chunk>) -> Vec<Chunk> {
     let mut out: Vec<Chunk> = Vec::with_capacity(chunks.len());
     for c in chunks {
         match (out.last_mut(), &c.action) {

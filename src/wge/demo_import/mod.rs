@@ -9,6 +9,7 @@
 
 mod chunk;
 mod gzip;
+mod raw_actions;
 mod snapshot;
 
 use serde::Deserialize;
@@ -170,7 +171,12 @@ fn parse_wge_json(path: &str, text: &str) -> Result<WgeDemonstration, String> {
     }
     let instruction = Instruction::for_task(&task, &utterance, fields);
     let max_nodes = max_demo_nodes();
-    let (chunks, dropped) = chunk::chunk(&states, max_nodes)?;
+    // Pages that are not click-and-type (drag, coordinates, keys, scroll) need MiniWoB++'s other actions.
+    let (chunks, dropped) = if raw_actions::needs_raw_actions(&task) {
+        raw_actions::chunk(&task, &states, max_nodes)?
+    } else {
+        chunk::chunk(&states, max_nodes)?
+    };
     if chunks.len() > MAX_DEMO_STEPS {
         return Err(format!("it has {} actions; a demonstration holds at most {MAX_DEMO_STEPS}", chunks.len()));
     }
@@ -279,7 +285,7 @@ mod tests {
 
     fn target(d: &WgeDemonstration, i: usize) -> &DomNode {
         let s = &d.steps[i];
-        s.observation.dom.get(s.action.target()).expect("the target is in the observation before the action")
+        s.observation.dom.get(s.action.target().expect("an element action")).expect("the target is in the observation before the action")
     }
 
     #[test]
@@ -310,7 +316,7 @@ mod tests {
         // Four labels pressed (KT, Qp, JtG7ma, 8GchwV), then Submit; each label's click the
         // browser forwards to its checkbox is part of the same chunk, not a second action.
         assert_eq!(actions, vec![Action::Click(1), Action::Click(3), Action::Click(5), Action::Click(9), Action::Click(29)]);
-        let labels: Vec<String> = (0..4).map(|i| d.steps[i].observation.dom.subtree_text(d.steps[i].observation.dom.index_of(actions[i].target()).unwrap())).collect();
+        let labels: Vec<String> = (0..4).map(|i| d.steps[i].observation.dom.subtree_text(d.steps[i].observation.dom.index_of(actions[i].target().unwrap()).unwrap())).collect();
         assert_eq!(labels, ["KT", "Qp", "JtG7ma", "8GchwV"]);
         assert_eq!(target(&d, 4).text, "Submit");
         // Text pseudo-nodes (negative refs, renumbered per snapshot) move above the offset.
@@ -409,7 +415,7 @@ mod tests {
         assert_eq!(target(&d, 0).text, "Forward");
         // The second was on the #area wrapper itself: it keeps a distinct, fresh ref.
         assert_eq!(target(&d, 1).id, "area");
-        assert_ne!(d.steps[1].action.target(), 87);
+        assert_ne!(d.steps[1].action.target(), Some(87));
         for s in &d.steps {
             s.observation.dom.validate().unwrap();
         }

@@ -29,19 +29,19 @@ const RENUMBER_BIT: NodeRef = 1 << 30;
 pub(super) struct RawNode {
     pub tag: String,
     #[serde(default)]
-    left: Option<f32>,
+    pub left: Option<f32>,
     #[serde(default)]
-    top: Option<f32>,
+    pub top: Option<f32>,
     #[serde(default)]
-    width: Option<f32>,
+    pub width: Option<f32>,
     #[serde(default)]
-    height: Option<f32>,
+    pub height: Option<f32>,
     #[serde(default)]
     id: Option<String>,
     /// A string; SVG elements' `className` is an SVGAnimatedString, which `JSON.stringify` wrote
     /// as an object (`{}`): its classes are lost.
     #[serde(default)]
-    classes: Option<serde_json::Value>,
+    pub classes: Option<serde_json::Value>,
     #[serde(rename = "ref", default)]
     pub r#ref: Option<i64>,
     #[serde(default)]
@@ -59,7 +59,7 @@ pub(super) struct RawNode {
     #[serde(default)]
     pub value: Option<serde_json::Value>,
     #[serde(default)]
-    text: Option<String>,
+    pub text: Option<String>,
 }
 
 /// The ref a file's ref maps to, when it is one we can use: elements keep theirs, text
@@ -154,6 +154,11 @@ impl<'a> Resolved<'a> {
     /// The ref of the node the recorder marked as the event's target, when it was kept.
     pub fn target(&self) -> Option<NodeRef> {
         self.nodes.iter().position(|n| n.recording_target).map(|i| self.refs[i])
+    }
+
+    /// The node with (our) ref `r`.
+    pub fn node(&self, r: NodeRef) -> Option<&'a RawNode> {
+        self.refs.iter().position(|&q| q == r).map(|i| self.nodes[i])
     }
 
     /// The value of the node with (our) ref `r`.
