@@ -58,6 +58,12 @@ const EVAL_SEEDS_FROM: u32 = 1 << 30;
 /// A shared run's policies are evaluated greedily on this many seeds from `EVAL_SEEDS_FROM`.
 const SHARE_EVAL_SEEDS: u32 = 10;
 
+/// The spec of a session's task, named as `TaskSpec::label` names it: `click-tab` (the lab's
+/// page) or `miniwob/click-tab` (the real MiniWoB++ page).
+fn spec_of(task: &str) -> Result<TaskSpec, String> {
+    TaskSpec::from_name(task).map_err(|_| format!("the lab has no task \"{task}\""))
+}
+
 /// Where a demonstration came from: a person in the app (Play & record's recorder), the lab's
 /// scripted oracle (not a person: labelled so everywhere), or a file in the published format
 /// (people on Mechanical Turk, Liu et al. 2018).
@@ -100,7 +106,7 @@ impl Entry {
     /// pages' structure, a task of the lab's, and at least one action.
     fn check(&self) -> Result<(), String> {
         check_demo_size(self.steps.len(), self.steps.iter().map(|s| &s.observation).chain(self.final_observation.as_ref()))?;
-        TaskSpec::builtin(&self.task).map_err(|_| format!("the lab has no task \"{}\"", self.task))?;
+        spec_of(&self.task)?;
         if self.steps.is_empty() {
             return Err("it has no actions".into());
         }
@@ -376,7 +382,7 @@ impl Core {
             (task, s.tally.next_seed, s.policy.clone())
         };
         let learning = (*self.neural_on.borrow()).then(|| self.neural.clone());
-        let spec = TaskSpec::builtin(&task).map_err(|e| e.to_string())?;
+        let spec = spec_of(&task)?;
         let mut env = self.with_env()?;
         let previous = env.config().clone();
         // The workflow policy caps its own episodes; the page's clock is held between actions.
@@ -414,7 +420,7 @@ impl Core {
     /// DOMNet, greedy, on `seeds` held-out pages (logged: the pages' words join its vocabularies).
     async fn judge(&self, seeds: u32) -> Result<NeuralView, String> {
         let task = self.state.borrow().task.clone().ok_or("add a demonstration first")?;
-        let spec = TaskSpec::builtin(&task).map_err(|e| e.to_string())?;
+        let spec = spec_of(&task)?;
         let on = *self.neural_on.borrow();
         let mut policy = self.neural.borrow_mut().take().ok_or("the neural policy is not being trained")?;
         self.state.borrow_mut().log(WgeEvent::Judge(seeds));
@@ -526,8 +532,8 @@ impl WgeSession {
     pub fn add_scripted(&self, task: String, seed: u32) -> Promise {
         let (slots, state) = (self.core.envs.clone(), self.core.state.clone());
         future_to_promise(async move {
-            let spec = TaskSpec::builtin(&task).map_err(js_err)?;
-            let mut oracle = scripted(&task, Script::Oracle).ok_or_else(|| js_err(format!("the lab has no scripted oracle for {task}")))?;
+            let spec = spec_of(&task).map_err(js_err)?;
+            let mut oracle = scripted(spec.name(), Script::Oracle).ok_or_else(|| js_err(format!("the lab has no scripted oracle for {task}")))?;
             let mut env = slots.take(0).map_err(js_err)?;
             let previous = env.config().clone();
             env.set_config(EnvConfig { max_steps: Some(SCRIPTED_MAX_STEPS), hold_clock: true, ..previous.clone() });
@@ -743,7 +749,7 @@ async fn restore(core: Core, pending: Rc<RefCell<Option<SavedNeural>>>, json: St
         if fresh.tally.recent.len() > SUCCESS_WINDOW || fresh.tally.successes > fresh.tally.episodes {
             return Err("the saved WGE session is damaged: its exploration counts disagree".into());
         }
-        fresh.task = fresh.task.or(saved.task.filter(|t| TaskSpec::builtin(t).is_ok()));
+        fresh.task = fresh.task.or(saved.task.filter(|t| spec_of(t).is_ok()));
         let learned = saved.policy.and_then(|text| WorkflowPolicy::from_json(&text).ok()).filter(|p| {
             p.demos().len() == fresh.policy.demos().len()
                 && p.demos().iter().zip(fresh.policy.demos()).all(|(a, b)| a.lattice == b.lattice && a.field_keys == b.field_keys)
