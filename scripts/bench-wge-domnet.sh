@@ -11,10 +11,16 @@
 #        [REPLAY_EVERY (5)] [REPLAY_STEPS (30)] [MIN_GROUP (100)] [ON_POLICY (1)]
 # WGE_SHOW_FAILURES=N in the environment prints DOMNet's first N failed test episodes per task
 # (the instruction and each action).
+# Pages and demonstrations, from the environment: WGE_PAGES=miniwob runs on the real MiniWoB++
+# pages (default: the lab's own, WGE_PAGES=lab); WGE_DEMO_DIR=FOLDER takes people's
+# demonstrations in the published format, the first ten files in name order of FOLDER/<page>/
+# (e.g. ../shared/reference/wge-demos), instead of ten scripted-oracle ones.
 set -euo pipefail
 BENCH_TIMEOUT=7200 source "$(dirname "$0")/lib-bench.sh"
 # Read at compile time by the benchmark (option_env!): the browser has no environment variables.
 export WGE_NEURAL=1 WGE_EPISODES="${1:-3000}" WGE_TEST="${2:-100}" WGE_SEED="${3:-1}" WGE_TASKS="${4:-}"
 export WGE_SHOW_FAILURES="${WGE_SHOW_FAILURES:-0}"
+export WGE_PAGES="${WGE_PAGES:-lab}" WGE_DEMOS=""
+if [ -n "${WGE_DEMO_DIR:-}" ]; then WGE_DEMOS="$(scripts/stage-wge-demos.sh "$WGE_DEMO_DIR")"; fi
 export WGE_REPLAY_EVERY="${5:-5}" WGE_REPLAY_STEPS="${6:-30}" WGE_MIN_GROUP="${7:-100}" WGE_ON_POLICY="${8:-1}"
 exec cargo test --release --target wasm32-unknown-unknown --test bench_wge -- --include-ignored --nocapture

@@ -256,12 +256,13 @@ impl ShareState {
         if !matches!(self.view.as_str(), "watch" | "train" | "play" | "design" | "wge") {
             return Err(ShareError(format!("it asks for an unknown view \"{}\"", self.view)));
         }
-        // A WGE run is the WGE view's, on one of the lab's own tasks (its demonstrations replay there).
+        // A WGE run is the WGE view's, on one of the lab's own tasks or a real MiniWoB++ page (its
+        // demonstrations replay there).
         if (self.view == "wge") != matches!(self.replay, Some(Replay::Workflows(_))) {
             return Err(ShareError("a WGE view's link carries a WGE run, and only it does".into()));
         }
-        if self.view == "wge" && !matches!(self.task, TaskSpec::Builtin { .. }) {
-            return Err(ShareError("a WGE run is on one of the lab's own tasks".into()));
+        if self.view == "wge" && !matches!(self.task, TaskSpec::Builtin { .. }) && !self.task.is_miniwob() {
+            return Err(ShareError("a WGE run is on one of the lab's own tasks or a real MiniWoB++ page".into()));
         }
         // The one check every task from outside the lab's own code gets (`TaskSpec::check_untrusted`).
         self.task.check_untrusted().map_err(|e| ShareError(match e {
@@ -432,6 +433,10 @@ mod tests {
         assert!(err(&ShareState { task: TaskSpec::Builtin { name: "nope".into() }, ..wge() }).contains("unknown task"));
         let inline = ShareState { task: TaskSpec::Inline { name: "x".into(), html: "<script>alert(1)</script>".into() }, ..wge() };
         assert!(err(&inline).contains("own tasks"));
+        // A real MiniWoB++ page is one; any other folder's page is not.
+        ShareState { task: TaskSpec::miniwob("login-user").unwrap(), ..wge() }.validate(&[]).unwrap();
+        let other = ShareState { task: TaskSpec::External { base_url: "pages/".into(), name: "login-user".into() }, ..wge() };
+        assert!(err(&other).contains("real MiniWoB++ page"));
         assert!(err(&ShareState { view: "watch".into(), ..wge() }).contains("only it does"));
         assert!(err(&ShareState { replay: None, ..wge() }).contains("carries a WGE run"));
         // Unknown fields anywhere in the recipe are refused, as elsewhere.

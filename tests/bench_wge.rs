@@ -18,6 +18,19 @@
 //! time; with `WGE_DEBUG=1` set it also prints the likeliest steps of the first two
 //! demonstrations' lattices after training, and five exploration episodes; with
 //! `WGE_SHOW_FAILURES=N`, DOMNet's first N failed test episodes, action by action).
+//!
+//! Two more settings pick the pages and the demonstrations:
+//! - `WGE_PAGES=miniwob`: the real MiniWoB++ pages (`TaskSpec::miniwob`, served from
+//!   `miniwob/html/` as `scripts/setup.sh` stages them) instead of the lab's own; the row
+//!   email-inbox-nl is the real page email-inbox-nl-turk (the people-phrased one the paper used),
+//!   and the pages with a test distribution (click-checkboxes-transfer, email-inbox-nl-turk read
+//!   `WOB_DATA_MODE`) are tested in it.
+//! - `WGE_DEMOS=<served folder>`: people's demonstrations in the published format instead of
+//!   scripted ones: per task the first ten files in name order of `<folder>/<page name>/`,
+//!   imported with `import_wge_file` as the WGE view imports them (an unusable file is counted
+//!   and left out, not replaced). The browser cannot list a folder: the folder's `index.json`
+//!   (`{"<page name>": ["<file>", …]}`) lists its files; the scripts stage a folder of the
+//!   published files under `target/wge-demos/` with its index (`WGE_DEMO_DIR`).
 #![cfg(target_arch = "wasm32")]
 
 mod common;
@@ -31,6 +44,7 @@ use weblab::policy::oracle::{Script, scripted};
 use weblab::web::IframeEnv;
 use weblab::web::util::yield_now;
 use weblab::wge::config::{WgeConfig, max_steps_for};
+use weblab::wge::demo_import::{check_usable, import_wge_file};
 use weblab::wge::explore::{EpisodeEnd, run_episode, train_episode};
 use weblab::wge::domnet_config::NeuralConfig;
 use weblab::wge::neural::NeuralPolicy;
@@ -74,6 +88,57 @@ fn paper(task: &str) -> Option<u32> {
 }
 
 const DEMOS: u32 = 10;
+
+/// The real MiniWoB++ page of a row: email-inbox-nl is the people-phrased email-inbox-nl-turk
+/// (the paper's "email-inbox-nl"; its published demonstrations are of that page).
+fn real_page(task: &str) -> &str {
+    match task {
+        "email-inbox-nl" => "email-inbox-nl-turk",
+        t => t,
+    }
+}
+
+/// The real pages with a test distribution of their own (their scripts read `WOB_DATA_MODE`).
+const REAL_TEST_MODE: [&str; 2] = ["click-checkboxes-transfer", "email-inbox-nl-turk"];
+
+/// The bytes at `url` (relative to the test page), or why not.
+async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen_futures::JsFuture;
+    let why = |e: wasm_bindgen::JsValue| format!("{url}: {e:?}");
+    let resp = JsFuture::from(web_sys::window().unwrap().fetch_with_str(url)).await.map_err(why)?;
+    let resp: web_sys::Response = resp.unchecked_into();
+    if !resp.ok() {
+        return Err(format!("{url}: HTTP {}", resp.status()));
+    }
+    let buf = JsFuture::from(resp.array_buffer().map_err(why)?).await.map_err(why)?;
+    Ok(js_sys::Uint8Array::new(&buf).to_vec())
+}
+
+/// Ten people's demonstrations of `page` from the served folder `dir` (the first ten of its
+/// index's files in name order), each as steps and the page after the last; and a note per file
+/// left out (not importable, or not a success with an action).
+async fn people_demos(dir: &str, page: &str) -> Result<(Vec<(Vec<DemoStep>, weblab::env::Observation)>, Vec<String>), String> {
+    let index = fetch_bytes(&format!("{dir}/index.json")).await?;
+    let index: std::collections::BTreeMap<String, Vec<String>> =
+        serde_json::from_slice(&index).map_err(|e| format!("{dir}/index.json: {e}"))?;
+    let mut files = index.get(page).cloned().unwrap_or_default();
+    files.sort();
+    files.truncate(DEMOS as usize);
+    if files.is_empty() {
+        return Err(format!("{dir} has no demonstrations of {page}"));
+    }
+    let (mut demos, mut left_out) = (Vec::new(), Vec::new());
+    for f in files {
+        let path = format!("{page}/{f}");
+        let bytes = fetch_bytes(&format!("{dir}/{path}")).await?;
+        match import_wge_file(&path, &bytes).and_then(|d| check_usable(&d).map(|_| d)) {
+            Ok(d) => demos.push((d.steps, d.final_observation)),
+            Err(why) => left_out.push(format!("{f}: {why}")),
+        }
+    }
+    Ok((demos, left_out))
+}
 const TRAIN_SEEDS: u32 = 10_000;
 const TEST_SEEDS: u32 = 90_000;
 const ON_POLICY_SEEDS: u32 = 20_000;
@@ -100,7 +165,8 @@ struct Schedule {
 }
 
 fn schedule(seed: u64) -> Schedule {
-    let paper = NeuralConfig::default();
+    // WGE_DOMNET=paper: the paper's §5 architecture and critic (`NeuralConfig::paper()`); else the code's.
+    let paper = if option_env!("WGE_DOMNET") == Some("paper") { NeuralConfig::paper() } else { NeuralConfig::default() };
     let cfg = NeuralConfig {
         replay_every: setting(option_env!("WGE_REPLAY_EVERY"), paper.replay_every as u32) as usize,
         replay_steps: setting(option_env!("WGE_REPLAY_STEPS"), paper.replay_steps as u32) as usize,
@@ -200,10 +266,17 @@ async fn bench_workflow_policy_on_table_1_tasks() {
     let neural_on = option_env!("WGE_NEURAL").is_some_and(|v| v == "1");
     let sched = schedule(seed);
     let only: Vec<&str> = option_env!("WGE_TASKS").unwrap_or("").split([',', ' ']).filter(|t| !t.is_empty()).collect();
+    let real = option_env!("WGE_PAGES").is_some_and(|v| v == "miniwob");
+    let people = option_env!("WGE_DEMOS").filter(|d| !d.is_empty());
     let train_cfg = EnvConfig { max_steps: Some(30), hold_clock: true, ..EnvConfig::default() };
     let mut env = IframeEnv::new(new_frame(), train_cfg.clone());
+    let demos_said = match people {
+        Some(dir) => format!("{DEMOS} people's demonstrations per task (the first {DEMOS} files in name order of {dir}/<page>/)"),
+        None => format!("{DEMOS} scripted-oracle demonstrations per task (seeds 1-{DEMOS})"),
+    };
+    let pages_said = if real { "the real MiniWoB++ pages (miniwob 1.1.0)" } else { "the lab's own pages" };
     console_log!(
-        "Workflow policy (softmax, policy seed {seed}); {DEMOS} scripted-oracle demonstrations per task (seeds 1-{DEMOS}); {episodes} training episodes (seeds {TRAIN_SEEDS}+); test mode on {test} held-out seeds ({TEST_SEEDS}+)"
+        "Workflow policy (softmax, policy seed {seed}) on {pages_said}; {demos_said}; {episodes} training episodes (seeds {TRAIN_SEEDS}+); test mode on {test} held-out seeds ({TEST_SEEDS}+)"
     );
     if neural_on {
         let (c, p) = (&sched.cfg, NeuralConfig::default());
@@ -219,16 +292,36 @@ async fn bench_workflow_policy_on_table_1_tasks() {
     }
     for task in TASKS.iter().filter(|t| only.is_empty() || only.contains(t)) {
         let t0 = now_s();
-        let spec = TaskSpec::Builtin { name: task.to_string() };
-        let Some(_) = scripted(task, Script::Oracle) else {
+        let page = if real { real_page(task) } else { task };
+        let spec = if real { TaskSpec::miniwob(page).unwrap() } else { TaskSpec::Builtin { name: task.to_string() } };
+        if people.is_none() && scripted(task, Script::Oracle).is_none() {
             console_log!("| {task} | no scripted oracle |");
             continue;
-        };
+        }
         env.set_config(train_cfg.clone());
         let mut policy = WorkflowPolicy::new(WgeConfig::default(), seed);
         let mut longest = 0;
         let mut failed_demos = 0;
-        for s in 1..=DEMOS {
+        if let Some(dir) = people {
+            // The published files are named by the real page (email-inbox-nl-turk).
+            match people_demos(dir, real_page(task)).await {
+                Ok((demos, left_out)) => {
+                    failed_demos += left_out.len();
+                    for why in left_out {
+                        console_log!("    {task}: left out {why}");
+                    }
+                    for (steps, last) in demos {
+                        longest = longest.max(steps.len());
+                        policy.add_demonstration(&steps, Some(&last));
+                    }
+                }
+                Err(why) => {
+                    console_log!("| {task} | no demonstrations: {why} |");
+                    continue;
+                }
+            }
+        }
+        for s in (1..=DEMOS).filter(|_| people.is_none()) {
             let mut oracle = scripted(task, Script::Oracle).unwrap();
             let mut obs = env.reset(&spec, s).await.unwrap();
             let mut steps = Vec::new();
@@ -276,9 +369,21 @@ async fn bench_workflow_policy_on_table_1_tasks() {
         // How training episodes ended: page success, page failure, the policy stopped, step cap.
         let mut ends = [0u32; 4];
         let mut actions = 0;
+        let mut page_errors = 0u32;
         let t_train = now_s();
         for e in 0..episodes {
-            let ep = train_episode(&mut env, &mut policy, &spec, TRAIN_SEEDS + e).await.unwrap();
+            let ep = match train_episode(&mut env, &mut policy, &spec, TRAIN_SEEDS + e).await {
+                Ok(ep) => ep,
+                Err(why) => {
+                    // The page could not run it (counted as a failure; the run goes on).
+                    page_errors += 1;
+                    if page_errors <= 3 {
+                        console_log!("    {task}: training episode {} (seed {}): {why}", e, TRAIN_SEEDS + e);
+                    }
+                    n += 1;
+                    continue;
+                }
+            };
             wins += ep.succeeded() as u32;
             actions += ep.steps.len();
             ends[match ep.end {
@@ -318,7 +423,8 @@ async fn bench_workflow_policy_on_table_1_tasks() {
             }
         }
         let modes = builtin_task(task).map(|t| t.modes.clone()).unwrap_or_default();
-        if modes.iter().any(|m| m == "test") {
+        let test_mode = if real { REAL_TEST_MODE.contains(&page) } else { modes.iter().any(|m| m == "test") };
+        if test_mode {
             env.set_config(EnvConfig { data_mode: "test".into(), ..train_cfg.clone() });
         }
         let t_test = now_s();
@@ -326,7 +432,14 @@ async fn bench_workflow_policy_on_table_1_tasks() {
         // Wins per instruction's field keys (DOMNet's replay groups), to set beside DOMNet's.
         let mut workflow_by_group = std::collections::BTreeMap::<Vec<String>, u32>::new();
         for s in 0..test {
-            let ep = run_episode(&mut env, &mut policy, &spec, TEST_SEEDS + s, Mode::Test).await.unwrap();
+            let ep = match run_episode(&mut env, &mut policy, &spec, TEST_SEEDS + s, Mode::Test).await {
+                Ok(ep) => ep,
+                Err(why) => {
+                    page_errors += 1;
+                    console_log!("    {task}: workflow test episode (seed {}): {why}", TEST_SEEDS + s);
+                    continue;
+                }
+            };
             test_wins += ep.succeeded() as u32;
             *workflow_by_group.entry(ep.field_keys.clone()).or_default() += ep.succeeded() as u32;
             yield_now().await;
@@ -334,7 +447,7 @@ async fn bench_workflow_policy_on_table_1_tasks() {
         let workflow_test_s = now_s() - t_test;
         let note = match (failed_demos, empty_positions) {
             (0, 0) => String::new(),
-            (f, p) => format!(" ({f} oracle demonstrations failed; {p} lattice positions without a workflow step)"),
+            (f, p) => format!(" ({f} demonstrations failed or left out; {p} lattice positions without a workflow step)"),
         };
         let paper_col = paper(task).map_or("—".to_string(), |p| p.to_string());
         if let Some(mut nn) = neural {
@@ -389,11 +502,12 @@ async fn bench_workflow_policy_on_table_1_tasks() {
             );
         }
         console_log!(
-            "    {task}: training episodes ended {} success / {} failure / {} stopped / {} step cap; {:.1} actions each; {:.0} episodes/s",
+            "    {task}: training episodes ended {} success / {} failure / {} stopped / {} step cap / {} page errors; {:.1} actions each; {:.0} episodes/s",
             ends[0],
             ends[1],
             ends[2],
             ends[3],
+            page_errors,
             actions as f64 / episodes.max(1) as f64,
             episodes as f64 / explore_s.max(1e-3)
         );

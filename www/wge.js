@@ -193,10 +193,11 @@ export function initWge(ctx) {
     $('wge-neural').disabled = busy;
   }
 
-  // A task the session can take: one of the lab's own (workflows name its pages).
+  // A task the session can take: one of the lab's own or a real MiniWoB++ page, by its key
+  // (`login-user`, `miniwob/login-user`: workflows name its pages).
   function pickedTask() {
     const t = ctx.task();
-    if (typeof t !== 'string') throw new Error('Workflow-guided exploration learns the lab\'s own tasks: pick one in the Task list');
+    if (typeof t !== 'string') throw new Error('Workflow-guided exploration learns the lab\'s own tasks and the real MiniWoB++ pages: pick one in the Task list');
     return t;
   }
 

@@ -2,7 +2,12 @@
 //! `wob_policy.py` as reference-implementations.md §2.5 records it), acting in our action
 //! vocabulary: click an element, or type one of the instruction's field values into it.
 //!
-//! Where ours differs from the code:
+//! The embedder and the baseline follow the authors' code by default and the paper (§5) as
+//! options (`NeuralConfig::paper()`): spatial neighbours summed or averaged, tree neighbours through an
+//! affine map then max-pooled or through Linear(sum), goal matching by the summed embeddings of
+//! the element's goal words or by field buckets, A2C's critic or a constant baseline.
+//!
+//! Where ours differs from both:
 //! - words get learned embeddings (grown online, `NeuralConfig::word_vocab`) instead of frozen
 //!   GloVe vectors, which the lab cannot download;
 //! - the value embedding has a fifth kind, non-empty text, beside true / false / none / "";
@@ -10,9 +15,7 @@
 //!   person sees in the field), so the policy can tell a filled field from an empty one;
 //! - colours come from the observation's computed `fg_color`/`bg_color`; pages that give none (the
 //!   native simulator) read transparent black, all zeros;
-//! - a task without structured fields gets one goal unit, ("utterance", the utterance);
-//! - no critic: the code trains with the constant baseline 0.1 (see `NeuralConfig::baseline`),
-//!   not the paper's A2C value head.
+//! - a task without structured fields gets one goal unit, ("utterance", the utterance).
 
 use std::collections::HashMap;
 
@@ -24,7 +27,7 @@ use burn::tensor::activation::{log_softmax, relu, softmax, tanh};
 use crate::env::{Action, DomNode, NodeRef, NodeValue, Observation, TEXT_TAG};
 use crate::learn::vocab::{UNK, Vocab};
 
-use super::domnet_config::{COLOUR_DIMS, NeuralConfig, POSITION_DIMS, VALUE_KINDS};
+use super::domnet_config::{Baseline, COLOUR_DIMS, GoalMatch, NeighbourPool, NeuralConfig, POSITION_DIMS, TreePool, VALUE_KINDS};
 
 /// Masked logits hold about this.
 const NEG: f32 = -1e9;
@@ -62,7 +65,12 @@ pub struct DomNetInput {
     pub numeric: Vec<f32>,
     /// [n, buckets]: how many fields of each bucket hold the element's text.
     pub align: Vec<f32>,
-    /// [n, n]: row-normalised spatial neighbours (within 30 px, with text, not itself).
+    /// The distinct word ids of the elements' words that appear in the goal, and [n, that many]:
+    /// how often each is among the element's words (the goal-matching embedding's weights).
+    pub match_words: Vec<u32>,
+    pub match_counts: Vec<f32>,
+    /// [n, n]: spatial neighbours (within 30 px, with text, not itself), 1 each, or 1/count when
+    /// they are averaged.
     pub spatial: Vec<f32>,
     /// One [n, n] 0/1 matrix per tree depth k: neighbours with text whose lowest common ancestor
     /// with the element is at depth ≥ k (BODY is depth 0).
@@ -185,6 +193,8 @@ pub fn featurize(vocabs: &mut DomNetVocabs, obs: &Observation, cfg: &NeuralConfi
         tampered: Vec::with_capacity(n),
         numeric: Vec::with_capacity(n * (POSITION_DIMS + COLOUR_DIMS)),
         align: vec![0.0; n * cfg.align_buckets],
+        match_words: Vec::new(),
+        match_counts: Vec::new(),
         spatial: vec![0.0; n * n],
         tree: vec![vec![0.0; n * n]; cfg.tree_depths.len()],
         actionable: Vec::with_capacity(n),
@@ -192,6 +202,10 @@ pub fn featurize(vocabs: &mut DomNetVocabs, obs: &Observation, cfg: &NeuralConfi
         fields: field_texts,
         field_values,
     };
+    // The goal's words: the utterance's and the fields' values'.
+    let goal_words: std::collections::HashSet<String> =
+        words(&obs.instruction.utterance).chain(fields.iter().flat_map(|(_, v)| words(v).collect::<Vec<_>>())).collect();
+    let mut matched: Vec<Vec<u32>> = Vec::with_capacity(n);
     let mut has_text = Vec::with_capacity(n);
     for (e, &i) in leaves.iter().enumerate() {
         let node = &nodes[i];
@@ -219,6 +233,11 @@ pub fn featurize(vocabs: &mut DomNetVocabs, obs: &Observation, cfg: &NeuralConfi
                 }
             }
         }
+        if cfg.goal_match == GoalMatch::WordSum {
+            matched.push(
+                words(shown).filter(|w| goal_words.contains(w)).map(|w| vocabs.words.id_or_add(&w).unwrap_or(UNK)).collect(),
+            );
+        }
         input.actionable.push(node.tag != TEXT_TAG);
         input.typable.push(typable(node));
         has_text.push(!shown.trim().is_empty());
@@ -240,11 +259,24 @@ pub fn featurize(vocabs: &mut DomNetVocabs, obs: &Observation, cfg: &NeuralConfi
                 }
             }
         }
-        if count > 0.0 {
+        if count > 0.0 && cfg.spatial_pool == NeighbourPool::Mean {
             for b in 0..n {
                 input.spatial[a * n + b] /= count;
             }
         }
+    }
+    if cfg.goal_match == GoalMatch::WordSum {
+        let mut ids: Vec<u32> = matched.iter().flatten().copied().collect();
+        ids.sort_unstable();
+        ids.dedup();
+        input.match_counts = vec![0.0; n * ids.len()];
+        for (e, m) in matched.iter().enumerate() {
+            for w in m {
+                let k = ids.binary_search(w).expect("listed");
+                input.match_counts[e * ids.len() + k] += 1.0;
+            }
+        }
+        input.match_words = ids;
     }
     input.texts = texts;
     input
@@ -287,9 +319,11 @@ pub struct DomNet {
     class_emb: Param<Tensor<2>>,
     value_emb: Param<Tensor<2>>,
     tampered_emb: Param<Tensor<2>>,
-    align_emb: Param<Tensor<2>>,
+    /// The field buckets' alignment vectors (`GoalMatch::FieldBuckets` only).
+    align_emb: Option<Param<Tensor<2>>>,
     encoder: BiLstm,
-    /// One projection of the summed tree neighbours per depth k.
+    /// One map per depth k: of each tree neighbour then max-pooled (`TreePool::AffineMax`), or of
+    /// their sum (`TreePool::LinearSum`).
     tree: Vec<Linear>,
     dom_state: Additive,
     /// The learned NULL unit sentinel attention can rest on, and the goal heads.
@@ -301,9 +335,20 @@ pub struct DomNet {
     ctx_state: Linear,
     mode: Linear,
     field: Additive,
+    /// V(s) from the state context (`Baseline::Critic`).
+    critic: Option<Critic>,
+    tree_max: bool,
     text_dim: usize,
     word_dim: usize,
     element_dim: usize,
+}
+
+/// A2C's value head: V(s) = Linear(ReLU(Linear(state context))) (Fig. 5: an MLP of the state
+/// context; its hidden size is the chosen element's context's, 96).
+#[derive(Module, Debug)]
+pub struct Critic {
+    hidden: Linear,
+    out: Linear,
 }
 
 /// DOMNet's distributions for one state, as logs.
@@ -316,6 +361,8 @@ pub struct DomNetOut {
     pub mode: Tensor<2>,
     /// [n, F]: log p(field value) given the element.
     pub field: Tensor<2>,
+    /// [1]: the critic's V(s), when DOMNet has one.
+    pub value: Option<Tensor<1>>,
 }
 
 impl DomNet {
@@ -330,7 +377,8 @@ impl DomNet {
             class_emb: emb.init([cfg.class_vocab, cfg.class_dim], device),
             value_emb: emb.init([VALUE_KINDS, cfg.value_dim], device),
             tampered_emb: emb.init([2, cfg.tampered_dim], device),
-            align_emb: Initializer::Normal { mean: 0.0, std: 0.1 }.init([cfg.align_buckets, cfg.align_dim], device),
+            align_emb: (cfg.goal_match == GoalMatch::FieldBuckets)
+                .then(|| Initializer::Normal { mean: 0.0, std: 0.1 }.init([cfg.align_buckets, cfg.align_dim], device)),
             encoder: BiLstmConfig::new(cfg.word_dim, cfg.lstm_hidden, true).with_batch_first(true).init(device),
             tree: cfg.tree_depths.iter().map(|_| LinearConfig::new(cfg.aligned_dim(), cfg.tree_dim).init(device)).collect(),
             dom_state: Additive::new(ed, ed, ad, device),
@@ -342,6 +390,11 @@ impl DomNet {
             ctx_state: LinearConfig::new(state, cfg.ctx_dim).with_bias(false).init(device),
             mode: LinearConfig::new(cfg.ctx_dim, 2).init(device),
             field: Additive::new(fd, cfg.ctx_dim, ad, device),
+            critic: (cfg.baseline_kind == Baseline::Critic).then(|| Critic {
+                hidden: LinearConfig::new(state, cfg.ctx_dim).init(device),
+                out: LinearConfig::new(cfg.ctx_dim, 1).init(device),
+            }),
+            tree_max: cfg.tree_pool == TreePool::AffineMax,
             text_dim: td,
             word_dim: cfg.word_dim,
             element_dim: ed,
@@ -412,14 +465,24 @@ impl DomNet {
             ],
             1,
         );
-        let buckets = self.align_emb.dims()[0];
-        let aligned = Tensor::cat(vec![base, matrix(&x.align, n, buckets).matmul(self.align_emb.val())], 1); // [n, 258]
-        // Higher-order embedding: [aligned ; mean of spatial neighbours ; Linear(Σ tree neighbours) per k].
+        // What the neighbours read: the base, with the field buckets' alignment (code) or alone (§5).
+        let aligned = match &self.align_emb {
+            Some(align) => {
+                let buckets = align.dims()[0];
+                Tensor::cat(vec![base, matrix(&x.align, n, buckets).matmul(align.val())], 1) // [n, 258]
+            }
+            None => base, // [n, 130]
+        };
+        // [aligned ; spatial neighbours summed or averaged ; tree neighbours per k ; goal matching].
         let mut parts = vec![aligned.clone(), matrix(&x.spatial, n, n).matmul(aligned.clone())];
         for (k, lin) in self.tree.iter().enumerate() {
-            parts.push(lin.forward(matrix(&x.tree[k], n, n).matmul(aligned.clone())));
+            let adj = matrix(&x.tree[k], n, n);
+            parts.push(if self.tree_max { max_over_neighbours(lin.forward(aligned.clone()), adj) } else { lin.forward(adj.matmul(aligned.clone())) });
         }
-        let h = Tensor::cat(parts, 1); // [n, 772]
+        if self.align_emb.is_none() {
+            parts.push(self.goal_matching(x, &plain));
+        }
+        let h = Tensor::cat(parts, 1); // [n, 772] (code) or [n, 616] (§5)
         debug_assert_eq!(h.dims()[1], self.element_dim);
 
         // 1. DOM state: attention over the elements, queried by their max-pool.
@@ -455,12 +518,37 @@ impl DomNet {
         let elem = (p_elem.expect("at least one DOM head").clamp_min(1e-30).log() + mask).reshape([n]);
 
         // 4–5. Per element: ctx = ReLU(Linear([e ; state])), then p(click/type) and p(field).
-        let ctx = relu(self.ctx_elem.forward(h) + self.ctx_state.forward(state)); // [n, 96]
+        let ctx = relu(self.ctx_elem.forward(h) + self.ctx_state.forward(state.clone())); // [n, 96]
         let no_type: Vec<f32> = x.typable.iter().flat_map(|&t| [0.0, if t { 0.0 } else { NEG }]).collect();
         let mode = log_softmax(self.mode.forward(ctx.clone()) + matrix(&no_type, n, 2), 1);
         let field = log_softmax(self.field.scores(units, ctx), 1); // [n, F]
-        DomNetOut { elem, mode, field }
+        let value = self.critic.as_ref().map(|c| c.out.forward(relu(c.hidden.forward(state))).reshape([1]));
+        DomNetOut { elem, mode, field, value }
     }
+
+    /// §5's goal-matching embedding: per element, the sum of the embeddings of its words that
+    /// appear in the goal ([n, word_dim]; zeros where none does).
+    fn goal_matching(&self, x: &DomNetInput, plain: &Device) -> Tensor<2> {
+        let n = x.n();
+        let k = x.match_words.len();
+        if k == 0 {
+            return Tensor::zeros([n, self.word_dim], &self.device());
+        }
+        let ids: Vec<i64> = x.match_words.iter().map(|&w| w as i64).collect();
+        let rows = self.word_emb.val().select(0, Tensor::<1, Int>::from_data(TensorData::new(ids, [k]), plain)); // [k, d]
+        Tensor::<2>::from_data(TensorData::new(x.match_counts.clone(), [n, k]), plain).matmul(rows)
+    }
+}
+
+/// Per element, the max over its neighbours (`adj` [n, n], 1 for a neighbour) of their rows of
+/// `f` [n, d]; zeros for an element with none.
+fn max_over_neighbours(f: Tensor<2>, adj: Tensor<2>) -> Tensor<2> {
+    let [n, d] = f.dims();
+    let off = (adj.clone() - 1.0) * (-NEG); // 0 for a neighbour, about −1e9 otherwise
+    let scores = f.unsqueeze_dim::<3>(0) + off.unsqueeze_dim::<3>(2); // [n, n, d]
+    let pooled = scores.max_dim(1).reshape([n, d]);
+    let any = adj.max_dim(1); // [n, 1]: 1 where the element has a neighbour
+    pooled * any
 }
 
 /// DOMNet's action as indices: element, mode (0 click, 1 type) and the typed field.

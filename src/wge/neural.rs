@@ -1,8 +1,9 @@
 //! Training WGE's neural policy (§5 of Liu et al., 2018; reference-implementations.md §2.6):
 //! the workflow policy's episodes enter the grouped replay (successes only), and every
 //! `replay_every` exploration episodes DOMNet takes `replay_steps` gradient steps on
-//! `replay_batch` replayed episodes each, with loss −Σ_t log π(a_t|s_t)·(G_t − baseline), γ = 1;
-//! its own on-policy episodes get the same REINFORCE update, and its successes are replayed too.
+//! `replay_batch` replayed episodes each, with loss −Σ_t log π(a_t|s_t)·(G_t − b_t), γ = 1, b_t
+//! the critic's V(s_t) (A2C, §5) or a constant (the code's 0.1); its own on-policy episodes get
+//! the same update and, with a critic, train it too (Fig. 1); its successes are replayed too.
 
 use burn::module::{Module, ModuleVisitor, Param};
 use burn::optim::GradientsParams;
@@ -16,7 +17,7 @@ use crate::learn::{Agent, Counters};
 use crate::rng::Rng;
 
 use super::domnet::{DomNet, DomNetAction, DomNetInput, DomNetOut, DomNetVocabs, featurize, log_prob};
-use super::domnet_config::NeuralConfig;
+use super::domnet_config::{Baseline, NeuralConfig};
 use super::replay::{GroupedReplay, ReplayEpisode};
 
 pub const KIND: Kind = Kind { magic: b"WLDOMNET", name: "DOMNet", oldest: 1, newest: 1, max_bytes: checkpoint::MAX_CHECKPOINT_BYTES };
@@ -159,14 +160,19 @@ impl NeuralPolicy {
         Ok(Some(read(log_prob(&out, a)).await?[0]))
     }
 
-    /// One gradient step of −(1/|episodes|) Σ_episodes Σ_t log π(a_t|s_t)·(G_t − baseline), G_t
-    /// the discounted return from t (γ = 1: the episode's return). Steps DOMNet cannot represent
-    /// are left out and counted. A loss or gradient that is not finite is refused and changes
-    /// nothing.
+    /// One gradient step of −(1/|episodes|) Σ_episodes Σ_t log π(a_t|s_t)·(G_t − b_t), G_t the
+    /// discounted return from t (γ = 1: the episode's return), b_t the critic's V(s_t) (not
+    /// differentiated through) or the constant baseline; with `train_critic` (DOMNet's own
+    /// episodes) plus the critic's weight·(G_t − V(s_t))². Steps DOMNet cannot represent are left
+    /// out and counted. A loss or gradient that is not finite is refused and changes nothing.
     pub async fn update(&mut self, episodes: &[&ReplayEpisode]) -> Result<Option<UpdateStats>, String> {
+        self.update_with(episodes, false).await
+    }
+
+    async fn update_with(&mut self, episodes: &[&ReplayEpisode], train_critic: bool) -> Result<Option<UpdateStats>, String> {
         let cfg = self.cfg.clone();
         let mut terms: Vec<Tensor<1>> = Vec::new();
-        let mut skipped = 0;
+        let (mut skipped, mut steps) = (0, 0);
         let model = self.model.take().expect("model");
         for ep in episodes {
             let t_end = ep.steps.len();
@@ -178,14 +184,27 @@ impl NeuralPolicy {
                 };
                 // The only reward comes at the end: G_t = γ^(T−1−t)·R.
                 let g = cfg.gamma.powi((t_end - 1 - t) as i32) * ep.ret;
-                terms.push(log_prob(&model.forward(&x), a) * (-(g - cfg.baseline) / episodes.len() as f64));
+                let out = model.forward(&x);
+                let per = episodes.len() as f64;
+                let lp = log_prob(&out, a);
+                match (&out.value, cfg.baseline_kind) {
+                    (Some(v), Baseline::Critic) => {
+                        if train_critic {
+                            let err = v.clone() - g;
+                            terms.push(err.clone() * err * (cfg.critic_loss_weight / per));
+                        }
+                        // −log π·(G − V(s)), V(s) a constant here: only the critic's loss trains it.
+                        terms.push(lp * ((v.clone().detach() - g) * (1.0 / per)));
+                    }
+                    _ => terms.push(lp * (-(g - cfg.baseline) / per)),
+                }
+                steps += 1;
             }
         }
         if terms.is_empty() {
             self.model = Some(model);
             return Ok(None);
         }
-        let steps = terms.len();
         let loss = Tensor::cat(terms, 0).sum();
         let grads = GradientsParams::from_grads(loss.clone().backward(), &model);
         let value = match read(loss.detach().reshape([1])).await {
@@ -272,7 +291,7 @@ impl NeuralPolicy {
         let ep = self.run_episode(env, task, seed, false).await?;
         self.counters.episodes += 1;
         self.counters.env_steps += ep.steps.len() as u64;
-        let stats = if ep.steps.is_empty() { None } else { self.update(&[&ep]).await? };
+        let stats = if ep.steps.is_empty() { None } else { self.update_with(&[&ep], true).await? };
         let ret = ep.ret;
         let _ = self.replay.push(ep);
         Ok((ret, stats))

@@ -23,6 +23,12 @@ pub const MAX_DEMOS: usize = 50;
 pub const POLICY_SEED: u64 = 1;
 /// The success rate the view charts is over this many latest exploration episodes.
 pub const SUCCESS_WINDOW: usize = 20;
+/// The spec of a session's task, named as `TaskSpec::label` names it: `click-tab` (the lab's
+/// page) or `miniwob/click-tab` (the real MiniWoB++ page).
+pub fn spec_of(task: &str) -> Result<TaskSpec, String> {
+    TaskSpec::from_name(task).map_err(|_| format!("the lab has no task \"{task}\""))
+}
+
 /// Where a demonstration came from: a person in the app (Play & record's recorder), the lab's
 /// scripted oracle (not a person: labelled so everywhere), or a file in the published format
 /// (people on Mechanical Turk, Liu et al. 2018).
@@ -65,7 +71,7 @@ impl Entry {
     /// pages' structure, a task of the lab's, and at least one action.
     pub fn check(&self) -> Result<(), String> {
         check_demo_size(self.steps.len(), self.steps.iter().map(|s| &s.observation).chain(self.final_observation.as_ref()))?;
-        TaskSpec::builtin(&self.task).map_err(|_| format!("the lab has no task \"{}\"", self.task))?;
+        spec_of(&self.task)?;
         if self.steps.is_empty() {
             return Err("it has no actions".into());
         }
@@ -296,7 +302,7 @@ impl State {
         if fresh.tally.recent.len() > SUCCESS_WINDOW || fresh.tally.successes > fresh.tally.episodes {
             return Err("the saved WGE session is damaged: its exploration counts disagree".into());
         }
-        fresh.task = fresh.task.or(saved.task.filter(|t| TaskSpec::builtin(t).is_ok()));
+        fresh.task = fresh.task.or(saved.task.filter(|t| spec_of(t).is_ok()));
         let learned = saved.policy.and_then(|text| WorkflowPolicy::from_json(&text).ok()).filter(|p| {
             p.demos().len() == fresh.policy.demos().len()
                 && p.demos().iter().zip(fresh.policy.demos()).all(|(a, b)| a.lattice == b.lattice && a.field_keys == b.field_keys)

@@ -68,10 +68,12 @@ pub(super) fn read_file(path: &str, bytes: &[u8]) -> Result<(Entry, Vec<String>)
             if d.dropped_events > 0 {
                 notes.push(format!("{} the lab's actions cannot say left out (scrolls, Enter)", plural(d.dropped_events as usize, "event")));
             }
+            // Recorded on the real MiniWoB++ page: the session learns that page where the lab has it.
+            let task = d.task_spec().map(|spec| spec.label()).unwrap_or_else(|_| d.task.clone());
             let entry = Entry {
                 source: DemoSource::Imported,
                 label,
-                task: d.task,
+                task,
                 steps: d.steps,
                 final_observation: Some(d.final_observation),
                 reward: d.reward,
@@ -90,16 +92,16 @@ pub(super) fn read_file(path: &str, bytes: &[u8]) -> Result<(Entry, Vec<String>)
 }
 
 pub(super) fn from_lab_demo(demo: Demonstration, source: DemoSource, label: String) -> Result<Entry, String> {
-    let TaskSpec::Builtin { name } = &demo.task else {
-        return Err("workflow-guided exploration learns the lab's own tasks; this demonstration is of another page".into());
-    };
+    if !matches!(demo.task, TaskSpec::Builtin { .. }) && !demo.task.is_miniwob() {
+        return Err("workflow-guided exploration learns the lab's own tasks and the real MiniWoB++ pages; this demonstration is of another page".into());
+    }
     if demo.raw_reward < 1.0 {
         return Err(format!("{label}: its episode did not succeed (raw reward {}); workflows are induced from successful demonstrations only", demo.raw_reward));
     }
     Ok(Entry {
         source,
         label,
-        task: name.clone(),
+        task: demo.task.label(),
         steps: fold_click_then_type(demo.steps),
         final_observation: None,
         reward: demo.reward,

@@ -38,7 +38,7 @@ mod share;
 mod view;
 use import::{ImportReport, from_lab_demo, induce_yielding, read_file};
 pub use crate::wge::session::{DemoSource, MAX_DEMOS, WGE_VIEW_FORMAT};
-use crate::wge::session::{Entry, Played, SUCCESS_WINDOW, SavedNeural, State, Tally};
+use crate::wge::session::{Entry, Played, SUCCESS_WINDOW, SavedNeural, State, Tally, spec_of};
 use share::Plan;
 use view::{DemoView, ExploredEpisode, NeuralView, explored_view, neural_view, view_of};
 
@@ -49,6 +49,7 @@ const SCRIPTED_MAX_STEPS: u32 = 30;
 const EVAL_SEEDS_FROM: u32 = 1 << 30;
 /// A shared run's policies are evaluated greedily on this many seeds from `EVAL_SEEDS_FROM`.
 const SHARE_EVAL_SEEDS: u32 = 10;
+
 
 /// The session's parts an async call takes along (each shared with the [`WgeSession`]).
 #[derive(Clone)]
@@ -153,7 +154,7 @@ impl Core {
             (task, s.tally.next_seed, s.policy.clone())
         };
         let learning = (*self.neural_on.borrow()).then(|| self.neural.clone());
-        let spec = TaskSpec::builtin(&task).map_err(|e| e.to_string())?;
+        let spec = spec_of(&task)?;
         let mut env = self.with_env()?;
         let previous = env.config().clone();
         // The workflow policy caps its own episodes; the page's clock is held between actions.
@@ -191,7 +192,7 @@ impl Core {
     /// DOMNet, greedy, on `seeds` held-out pages (logged: the pages' words join its vocabularies).
     async fn judge(&self, seeds: u32) -> Result<NeuralView, String> {
         let task = self.state.borrow().task.clone().ok_or("add a demonstration first")?;
-        let spec = TaskSpec::builtin(&task).map_err(|e| e.to_string())?;
+        let spec = spec_of(&task)?;
         let on = *self.neural_on.borrow();
         let mut policy = self.neural.borrow_mut().take().ok_or("the neural policy is not being trained")?;
         self.state.borrow_mut().log(WgeEvent::Judge(seeds));
@@ -303,8 +304,8 @@ impl WgeSession {
     pub fn add_scripted(&self, task: String, seed: u32) -> Promise {
         let (slots, state) = (self.core.envs.clone(), self.core.state.clone());
         future_to_promise(async move {
-            let spec = TaskSpec::builtin(&task).map_err(js_err)?;
-            let mut oracle = scripted(&task, Script::Oracle).ok_or_else(|| js_err(format!("the lab has no scripted oracle for {task}")))?;
+            let spec = spec_of(&task).map_err(js_err)?;
+            let mut oracle = scripted(spec.name(), Script::Oracle).ok_or_else(|| js_err(format!("the lab has no scripted oracle for {task}")))?;
             let mut env = slots.take(0).map_err(js_err)?;
             let previous = env.config().clone();
             env.set_config(EnvConfig { max_steps: Some(SCRIPTED_MAX_STEPS), hold_clock: true, ..previous.clone() });

@@ -42,7 +42,7 @@ struct Evaluation {
 /// gives it back as the view keeps it. Refused unless the page ends the episode with a success
 /// at its last action.
 async fn replay_demo(env: &mut IframeEnv, task: &str, d: &SharedDemo) -> Result<Entry, String> {
-    let spec = TaskSpec::builtin(task).map_err(|e| e.to_string())?;
+    let spec = spec_of(task)?;
     let previous = env.config().clone();
     env.set_config(EnvConfig { max_steps: None, hold_clock: true, data_mode: d.data_mode.clone(), ..previous.clone() });
     let result = async {
@@ -89,7 +89,7 @@ impl Core {
             let s = self.state.borrow();
             (s.task.clone().ok_or("add a demonstration first")?, s.policy.clone())
         };
-        let spec = TaskSpec::builtin(&task).map_err(|e| e.to_string())?;
+        let spec = spec_of(&task)?;
         let mut copy = match self.neural_bytes().await? {
             Some((c, o)) => Some(neural_from_bytes(&c, o.as_deref())?),
             None => None,
@@ -226,7 +226,7 @@ impl WgeSession {
             let state = ShareState {
                 v: SHARE_VERSION,
                 view: "wge".into(),
-                task: TaskSpec::builtin(&task).map_err(js_err)?,
+                task: spec_of(&task).map_err(js_err)?,
                 seed: recipe.first_seed,
                 config: None,
                 replay: Some(Replay::Workflows(recipe)),
@@ -245,7 +245,9 @@ impl WgeSession {
         future_to_promise(async move {
             let state: ShareState = serde_wasm_bindgen::from_value(state).map_err(|e| js_err(format!("bad share state: {e}")))?;
             state.validate(&[]).map_err(js_err)?;
-            let (Some(Replay::Workflows(recipe)), TaskSpec::Builtin { name: task }) = (state.replay, state.task) else {
+            // `validate` let through only the lab's own tasks and the real MiniWoB++ pages.
+            let task = state.task.label();
+            let Some(Replay::Workflows(recipe)) = state.replay else {
                 return Err(js_err("this link carries no WGE run"));
             };
             let entries = core

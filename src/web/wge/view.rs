@@ -179,7 +179,7 @@ pub(super) fn explored_view(episode: &WorkflowEpisode, policy: &WorkflowPolicy, 
         })
         .collect();
     ExploredEpisode {
-        task: episode.task.name().to_string(),
+        task: episode.task.label(),
         seed: episode.seed,
         demo: episode.demo,
         steps,

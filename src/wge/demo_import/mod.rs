@@ -16,7 +16,7 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 
 use crate::demo::{DemoStep, MAX_DEMO_BYTES};
-use crate::env::{EnvConfig, Field, Instruction, Observation};
+use crate::env::{EnvConfig, Field, Instruction, Observation, TaskSpec};
 
 pub use snapshot::TEXT_REF_OFFSET;
 
@@ -83,6 +83,15 @@ pub struct WgeDemonstration {
 }
 
 impl WgeDemonstration {
+    /// The page it was recorded on: the real MiniWoB++ page of its task where the lab lists
+    /// it (`TaskSpec::miniwob`), else the lab's own page of that name. An error names a task the
+    /// lab has neither page for (the Alaska flight pages, for one).
+    pub fn task_spec(&self) -> Result<TaskSpec, String> {
+        TaskSpec::miniwob(&self.task)
+            .or_else(|_| TaskSpec::builtin(&self.task))
+            .map_err(|_| format!("the lab has no page for its task \"{}\"", self.task))
+    }
+
     /// The observation after step `i` (the next step's, or the final one).
     pub fn after(&self, i: usize) -> &Observation {
         self.steps.get(i + 1).map(|s| &s.observation).unwrap_or(&self.final_observation)
