@@ -1,9 +1,9 @@
 //! Fuzzes the lab's decoders (fuzz/targets.rs) with structure-aware mutation of real seeds, on
 //! the stable toolchain (fuzz/harness.rs says why not cargo-fuzz). A benchmark: build it, copy
-//! the binary out of the target dir and run the copy, e.g.
+//! the binary out of the target dir and run the copy (`scripts/fuzz-long.sh` does), e.g.
 //!
-//!   cargo build --release --example fuzz && cp $CARGO_TARGET_DIR/release/examples/fuzz /work/runs/fuzz/
-//!   /work/runs/fuzz/fuzz all --inputs 1000000 --artifacts /work/runs/fuzz/artifacts
+//!   cargo build --release --example fuzz && cp $CARGO_TARGET_DIR/release/examples/fuzz DIR/
+//!   DIR/fuzz all --inputs 1000000 --artifacts DIR/artifacts
 //!
 //! `--write-corpus DIR` writes each target's minimised corpus (the smallest input of each
 //! outcome class, up to 16 kB each) to `DIR/<target>/`. Prints one line per target: inputs,
