@@ -5,24 +5,16 @@
 
 mod common;
 
-use common::{fixture_page, new_frame};
+use common::new_frame;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
 use weblab::dom_q_net::train::HELD_OUT_SEEDS;
-use weblab::env::EnvConfig;
+use weblab::env::{EnvConfig, TaskSpec};
 use weblab::web::Lab;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-/// A page where nothing the agent can do ends the episode: two buttons that do nothing.
-const INERT: &str = r#"
-core.EPISODE_MAX_TIME = 10000;
-function genProblem() {
-  core.setInstruction('Click the button.', {});
-  document.getElementById('area').innerHTML = '<button id="a">Yes</button> <button id="b">No</button>';
-}
-"#;
 
 fn js<T: serde::Serialize>(v: &T) -> JsValue {
     serde_wasm_bindgen::to_value(v).unwrap()
@@ -36,7 +28,11 @@ async fn json(p: js_sys::Promise) -> serde_json::Value {
 async fn a_watched_agent_plays_by_the_evaluation_rules() {
     let lab = Lab::new(new_frame());
     lab.load_agent(include_bytes!("../agents/click-test.wlq").to_vec(), "click-test".into()).unwrap();
-    let task = js(&fixture_page("inert", INERT));
+    // A page where nothing the agent can do ends the episode: two buttons that do nothing. Lab
+    // entry points refuse inline pages (docs/security.md), so it is a file in a folder the test
+    // allows, as a person's typed folder is.
+    lab.allow_folder("tests/fixtures/lab-core/".into()).unwrap();
+    let task = js(&TaskSpec::External { base_url: "tests/fixtures/lab-core/".into(), name: "inert".into() });
     for _ in 0..2 {
         // The page's own cap (the view's step box) would end the episode after 5 steps.
         lab.set_config(js(&EnvConfig { max_steps: Some(5), hold_clock: true, ..EnvConfig::default() }), Some(vec![0]))
