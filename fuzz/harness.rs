@@ -171,6 +171,24 @@ pub struct Report {
 struct Pool {
     items: Vec<Vec<u8>>,
     cap: usize,
+    /// Bytes held, and the most it may hold: mutants of checkpoints grow to a MB and more, and
+    /// 2,000 of them filled 3 GB (the watchdog stopped the DOM-Q-Net run at 258,000 inputs).
+    bytes: usize,
+    max_bytes: usize,
+}
+
+impl Pool {
+    fn has_room(&self, n: usize) -> bool {
+        self.items.len() < self.cap && self.bytes + n <= self.max_bytes
+    }
+    fn push(&mut self, input: Vec<u8>) {
+        self.bytes += input.len();
+        self.items.push(input);
+    }
+    fn replace(&mut self, k: usize, input: Vec<u8>) {
+        self.bytes = self.bytes - self.items[k].len() + input.len();
+        self.items[k] = input;
+    }
 }
 
 /// The input being run, for the watchdog to save.
@@ -190,7 +208,8 @@ pub fn fuzz(target: &Target, mutants: u64, seed: u64, artifacts: Option<&Path>, 
     install_panic_capture();
     let seeds: Vec<Vec<u8>> = (target.seeds)();
     assert!(!seeds.is_empty(), "{}: no seeds", target.name);
-    let mut pool = Pool { items: seeds.clone(), cap: seeds.len() + 2_000 };
+    let bytes = seeds.iter().map(Vec::len).sum::<usize>();
+    let mut pool = Pool { items: seeds.clone(), cap: seeds.len() + 2_000, bytes, max_bytes: bytes + (256 << 20) };
     let mut rng = Rng::new(seed);
     let mut report = Report::default();
     start_watchdog(artifacts.map(Path::to_path_buf));
@@ -239,13 +258,15 @@ pub fn fuzz(target: &Target, mutants: u64, seed: u64, artifacts: Option<&Path>, 
                 }
                 // A mutant with a new outcome joins the pool; others now and then, so the pool
                 // drifts toward inputs that decode further.
-                if new_class && pool.items.len() < pool.cap {
-                    pool.items.push(input);
-                } else if pool.items.len() < pool.cap && rng.below(100) == 0 {
-                    pool.items.push(input);
-                } else if pool.items.len() >= pool.cap && rng.below(200) == 0 {
+                // Once full (by count or bytes), a new input now and then takes a mutant's place.
+                let room = pool.has_room(input.len());
+                if room && (new_class || rng.below(100) == 0) {
+                    pool.push(input);
+                } else if !room && pool.items.len() > seeds.len() && (new_class || rng.below(200) == 0) {
                     let k = seeds.len() + rng.below(pool.items.len() - seeds.len());
-                    pool.items[k] = input;
+                    if pool.bytes - pool.items[k].len() + input.len() <= pool.max_bytes {
+                        pool.replace(k, input);
+                    }
                 }
             }
             Err(_) => {

@@ -69,7 +69,6 @@ export function initWatch(ctx) {
     el.className = `outcome ${raw > 0 ? 'good' : 'bad'}`;
   }
 
-  // The agent for a task: a shipped one that was trained on it, else the lab's current model.
   // The agent for a task: your own model when it was trained on the task, else a shipped one that
   // was, else your model anyway (it may transfer), else none.
   function agentFor(taskName) {

@@ -247,6 +247,16 @@ pub fn check_record_size(record: &[u8], params: u64, half: bool) -> Result<(), C
 /// are not finite are refused.
 pub fn load_record<M: Module>(fresh: impl Fn(&Device) -> M, record: &[u8], half: bool, device: &Device) -> Result<M, CheckpointError> {
     let corrupt = |e: String| CheckpointError::Corrupt(e);
+    // burn panics when a record's tensor has another kind than its parameter (an integer tensor
+    // for a float weight, found by fuzzing): every weight must be stored as the precision says.
+    let want = if half { burn::tensor::DType::F16 } else { burn::tensor::DType::F32 };
+    let tensors = burn_pack::Reader::from_bytes(Bytes::from_bytes_vec(record.to_vec()))
+        .and_then(|r| r.into_tensors())
+        .map_err(|e| corrupt(format!("its weights could not be read: {e}")))?;
+    if let Some(t) = tensors.iter().find(|t| t.dtype != want) {
+        return Err(corrupt(format!("its weight {} is stored as {:?}, not {want:?}", crate::env::task::shown(&t.name), t.dtype)));
+    }
+    drop(tensors);
     let mut rec = ModuleRecord::from_bytes(Bytes::from_bytes_vec(record.to_vec())).map_err(|e| corrupt(e.to_string()))?;
     let cpu = Device::flex();
     let on_cpu = fresh(&cpu).try_load_record(rec).map_err(|e| corrupt(e.to_string()))?;

@@ -6,6 +6,10 @@
 //
 //   node tests/e2e/train-agents.mjs [task ...] [--easy-budget 5000] [--medium-budget 50000]
 //        [--after-solved 1000] [--eval 50] [--min-success 0.9] [--seed 1] [--backend cpu]
+//        [--pages lab|both]
+// --pages both trains each agent on the lab's page and the real MiniWoB++ page of its name
+// together (tasks [t, miniwob/t]); it ships only if its greedy success reaches --min-success on
+// each, and the manifest lists both.
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,10 +34,13 @@ const { values: args, positionals } = parseArgs({
     backend: { type: 'string', default: 'cpu' },
     out: { type: 'string', default: join(root, 'agents') },
     config: { type: 'string', default: '{}' },
+    pages: { type: 'string', default: 'lab' },
   },
 });
 const DEFAULT_TASKS = ['click-test', 'click-button', 'focus-text', 'click-link', 'click-tab', 'click-dialog', 'enter-text', 'login-user'];
 const tasks = positionals.length ? positionals : DEFAULT_TASKS;
+if (!['lab', 'both'].includes(args.pages)) throw new Error(`--pages lab or both, not ${args.pages}`);
+const pagesOf = (task) => (args.pages === 'both' ? [task, `miniwob/${task}`] : [task]);
 const out = args.out;
 mkdirSync(out, { recursive: true });
 const manifestPath = join(out, 'manifest.json');
@@ -54,22 +61,24 @@ try {
     const frames = Number(info.difficulty === 'easy' ? args['easy-budget'] : args['medium-budget']);
     console.log(`\n${task} (${info.difficulty}): training, budget ${frames} steps`);
     const r = await trainInPage(page, {
-      tasks: [task], frames, backend: args.backend, config: JSON.parse(args.config), seed: Number(args.seed),
+      tasks: pagesOf(task), frames, backend: args.backend, config: JSON.parse(args.config), seed: Number(args.seed),
       stopWhenSolved: true, afterSolved: Number(args['after-solved']), evalEpisodes: Number(args.eval),
       checkpoint: true, checkpointHalf: true, logEveryS: 60, snapshotEveryS: 1e9, snapshotReplay: 0,
     });
     if (r.error) { console.log(`  failed: ${r.error}`); summary.push({ task, error: r.error }); continue; }
-    const ev = r.evaluation[0];
-    const t = r.tasks[0];
+    // The weakest page decides (one page with --pages lab).
+    const ev = r.evaluation.reduce((a, b) => (b.success_rate < a.success_rate ? b : a));
+    const solved = r.tasks.map((t) => t.solved_at_frames);
+    const t = { solved_at_frames: solved.every((f) => f != null) ? Math.max(...solved) : null };
     const row = {
       task, 'solved at': t.solved_at_frames ?? '-', steps: r.env_steps, 'minutes': (r.active_s / 60).toFixed(1),
-      'greedy success': `${ev.successes}/${ev.episodes}`, shipped: false, 'file KiB': '-',
+      'greedy success': r.evaluation.map((e) => `${e.successes}/${e.episodes}`).join(' · '), shipped: false, 'file KiB': '-',
     };
     if (ev.success_rate >= Number(args['min-success']) && r.checkpoint_b64) {
       const file = `${task}.wlq`;
       writeFileSync(join(out, file), Buffer.from(r.checkpoint_b64, 'base64'));
       const entry = {
-        name: task, file, tasks: [task], env_steps: r.env_steps, eval_success: ev.success_rate, eval_episodes: ev.episodes,
+        name: task, file, tasks: pagesOf(task), env_steps: r.env_steps, eval_success: ev.success_rate, eval_episodes: ev.episodes,
         eval_seed: ev.first_seed, solved_at: t.solved_at_frames ?? null, backend: r.backend,
       };
       manifest.agents = manifest.agents.filter((a) => a.name !== task).concat(entry);
@@ -84,7 +93,7 @@ try {
       row['file KiB'] = (statSync(join(out, file)).size / 1024).toFixed(0);
     }
     summary.push(row);
-    console.log(`  ${row.shipped ? 'shipped' : 'not shipped'}: greedy ${ev.successes}/${ev.episodes} on held-out seeds from ${ev.first_seed}`);
+    console.log(`  ${row.shipped ? 'shipped' : 'not shipped'}: greedy ${row['greedy success']} on held-out seeds from ${ev.first_seed}`);
   }
 } finally {
   await context.close();
