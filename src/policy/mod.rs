@@ -61,20 +61,29 @@ impl RandomPolicy {
         Some(Action::Click(leaf.r#ref))
     }
 
-    /// A uniform point of the task area (`#area`, or the whole page where it has none).
+    /// The task area (`#area`, or the whole page where it has none).
+    fn area(obs: &Observation) -> Option<crate::env::Rect> {
+        Some(obs.dom.nodes.iter().find(|n| n.id == "area").or_else(|| obs.dom.nodes.first())?.rect)
+    }
+
+    /// A uniform point of the task area.
     fn point(&mut self, obs: &Observation) -> Option<Point> {
-        let r = obs.dom.nodes.iter().find(|n| n.id == "area").or_else(|| obs.dom.nodes.first())?.rect;
+        let r = Self::area(obs)?;
         let (w, h) = (r.width.max(1.0), r.height.max(1.0));
         let x = r.left + (self.rng.next_f64() as f32) * w;
         let y = r.top + (self.rng.next_f64() as f32) * h;
         Some((x as i32, y as i32))
     }
 
-    /// The centre of a random element leaf (a drag most often starts on something).
+    /// The centre of a random element leaf inside the task area (a drag most often starts on
+    /// something; a leaf scrolled out of the area, as on daily-calendar, is not one to press).
     fn element_point(&mut self, obs: &Observation) -> Option<Point> {
-        let leaves: Vec<_> = obs.dom.leaves().filter(|n| !n.is_text() && n.rect.width > 0.0).collect();
-        let n = *self.rng.choose(&leaves)?;
-        Some(((n.rect.left + n.rect.width / 2.0) as i32, (n.rect.top + n.rect.height / 2.0) as i32))
+        let area = Self::area(obs)?;
+        let centre = |r: &crate::env::Rect| (r.left + r.width / 2.0, r.top + r.height / 2.0);
+        let inside = |(x, y): (f32, f32)| x >= area.left && x < area.left + area.width && y >= area.top && y < area.top + area.height;
+        let leaves: Vec<_> = obs.dom.leaves().filter(|n| !n.is_text() && n.rect.width > 0.0 && inside(centre(&n.rect))).collect();
+        let (x, y) = centre(&self.rng.choose(&leaves)?.rect);
+        Some((x as i32, y as i32))
     }
 
     fn needed_action(&mut self, obs: &Observation) -> Option<Action> {
