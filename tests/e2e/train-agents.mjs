@@ -63,7 +63,7 @@ try {
     const r = await trainInPage(page, {
       tasks: pagesOf(task), frames, backend: args.backend, config: JSON.parse(args.config), seed: Number(args.seed),
       stopWhenSolved: true, afterSolved: Number(args['after-solved']), evalEpisodes: Number(args.eval),
-      checkpoint: true, checkpointHalf: true, logEveryS: 60, snapshotEveryS: 1e9, snapshotReplay: 0,
+      checkpoint: true, checkpointHalf: true, logEveryS: 60, snapshotEveryS: 86400, snapshotReplay: 0, // no snapshot within a run (a day is the most a request may ask)
     });
     if (r.error) { console.log(`  failed: ${r.error}`); summary.push({ task, error: r.error }); continue; }
     // The weakest page decides (one page with --pages lab).
