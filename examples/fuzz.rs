@@ -66,7 +66,7 @@ fn main() {
         if let Some(dir) = &corpus_dir {
             let dir = dir.join(t.name);
             std::fs::create_dir_all(&dir).unwrap();
-            for input in r.outcomes.values().filter(|i| i.len() <= 16_384) {
+            for input in r.outcomes.values().filter(|i| !i.is_empty() && i.len() <= 16_384) {
                 harness::save(dir.parent().unwrap(), t.name, "min", input);
             }
         }

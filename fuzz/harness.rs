@@ -191,6 +191,9 @@ impl Pool {
     }
 }
 
+/// The most bytes of inputs kept as the smallest of their outcome class (the corpus).
+const OUTCOME_BYTES: usize = 256 << 20;
+
 /// The input being run, for the watchdog to save.
 static RUNNING: Mutex<Option<(String, Vec<u8>)>> = Mutex::new(None);
 static STARTED_NS: AtomicU64 = AtomicU64::new(0);
@@ -212,6 +215,7 @@ pub fn fuzz(target: &Target, mutants: u64, seed: u64, artifacts: Option<&Path>, 
     let mut pool = Pool { items: seeds.clone(), cap: seeds.len() + 2_000, bytes, max_bytes: bytes + (256 << 20) };
     let mut rng = Rng::new(seed);
     let mut report = Report::default();
+    let mut outcome_bytes = 0usize;
     start_watchdog(artifacts.map(Path::to_path_buf));
     let t0 = Instant::now();
     let mut next_note = Instant::now();
@@ -252,9 +256,17 @@ pub fn fuzz(target: &Target, mutants: u64, seed: u64, artifacts: Option<&Path>, 
                 if (i as usize) < seeds.len() && class == "ok" {
                     report.accepted_seeds += 1;
                 }
+                // The smallest input of each class is kept, within a byte budget: a decoder whose
+                // messages name many things (a checkpoint's weights) has tens of thousands of
+                // classes, and their inputs filled 3 GB. Past the budget a new class is noted
+                // without its input (an empty entry, never replaced).
                 let new_class = !report.outcomes.contains_key(&class);
-                if new_class || report.outcomes[&class].len() > input.len() {
-                    report.outcomes.insert(class, input.clone());
+                let kept = report.outcomes.get(&class).map_or(0, Vec::len);
+                if new_class || (kept > input.len() && kept > 0) {
+                    let fits = outcome_bytes - kept + input.len() <= OUTCOME_BYTES;
+                    let keep = if fits { input.clone() } else { Vec::new() };
+                    outcome_bytes = outcome_bytes - kept + keep.len();
+                    report.outcomes.insert(class, keep);
                 }
                 // A mutant with a new outcome joins the pool; others now and then, so the pool
                 // drifts toward inputs that decode further.

@@ -47,7 +47,29 @@ export function initPlay(ctx) {
     poll = null;
   }
 
+  // One start at a time: a task chosen while a page is still loading (the source, then the task)
+  // starts after it, so the last choice is the one recorded.
+  let starting = null;
+  let queued = null;
   async function start(seed = ctx.seed()) {
+    if (starting) {
+      queued = seed;
+      return;
+    }
+    starting = startNow(seed);
+    try {
+      await starting;
+    } finally {
+      starting = null;
+    }
+    if (queued !== null) {
+      const next = queued;
+      queued = null;
+      await start(next);
+    }
+  }
+
+  async function startNow(seed) {
     stopPolling();
     ctx.message('');
     lastDemo = null;

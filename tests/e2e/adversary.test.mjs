@@ -56,10 +56,12 @@ test('CoDE designs sites live in the Train view: thumbnails, the grid, share lin
   await page.fill('#train-judge-seeds', '2');
   await page.selectOption('#train-backend', 'cpu');
   await page.click('#train-start');
-  await page.waitForFunction(() => /Training stopped: bad generator: CoDE's alpha/.test(document.getElementById('message').textContent), null, WAIT);
+  await page.waitForFunction(() => /Training stopped: bad training request: its generator: CoDE's alpha/.test(document.getElementById('message').textContent), null, WAIT);
   await page.fill('#train-adv-alpha', '0.9');
 
   await page.click('#train-start');
+  // The run starts once the tab holds the run's lock (docs/security.md: one writer per run).
+  await page.waitForFunction(() => document.getElementById('train-generator').disabled, null, WAIT);
   assert.equal(await page.isDisabled('#train-generator'), true, 'the generator is fixed while a run goes on');
   assert.equal(await page.isDisabled('#train-adv-alpha'), true);
 

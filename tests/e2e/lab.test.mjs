@@ -254,10 +254,14 @@ test('a played episode is recorded, saved as a demonstration, and replays to the
 test('the gallery lists every task with its difficulty and opens any of them to play', async () => {
   await withBrowser(async (context) => {
     const { page } = await openApp(context, app.server.url + '#/tasks');
-    const cards = await page.$$eval('#gallery-grid .card', (cs) => cs.map((c) => ({ task: c.dataset.task, badge: c.querySelector('.badge').textContent })));
+    const all = await page.$$eval('#gallery-grid .card', (cs) => cs.length);
+    // The lab's own tasks, each with its difficulty; beside them the 130 real MiniWoB++ pages.
+    await page.click('#gallery-filters button[data-filter="lab"]');
+    const cards = await page.$$eval('#gallery-grid .card', (cs) => cs.map((c) => ({ task: c.dataset.task, badge: c.querySelector('.badge:not(.source)').textContent })));
     const index = JSON.parse(readFileSync(join(DIST, 'tasks', 'index.json'), 'utf8')).tasks;
     assert.equal(cards.length, index.length);
     assert.ok(cards.length >= 36);
+    assert.equal(all, index.length + 130);
     for (const c of cards) assert.match(c.badge, /^(easy|medium|hard)( \(est\.\))?$/);
     await page.click('#gallery-filters button[data-filter="hard"]');
     const hard = await page.$$eval('#gallery-grid .card', (cs) => cs.map((c) => c.dataset.difficulty));

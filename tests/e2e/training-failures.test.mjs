@@ -113,6 +113,6 @@ test('the navigator: a busy page ends that episode and the run goes on; a page b
   await ended(page);
   const [error] = await events(page, 'error');
   assert.ok(error, 'the run stopped');
-  assert.match(error.message, /^5 episodes of site login-0 in a row were ended by the page failing, the last by: the environment is busy with another request\. Training stopped at update \d+/);
+  assert.match(error.message, /^5 episodes of site login-0 in a row were ended by the page failing, the last by: the environment is busy with another request\. Training stopped at iteration \d+/);
   assert.deepEqual(panics(errors), []);
 });

@@ -51,7 +51,8 @@ test('the WGE view imports a demonstration, shows its lattice and explores with 
   // The real login-user sample: imported, its source labelled, its lattice shown.
   await page.setInputFiles('#wge-import', LOGIN_USER);
   await page.waitForFunction(() => document.querySelectorAll('#wge-demos .wge-demo').length === 1, null, WAIT);
-  assert.equal(await page.evaluate(() => document.getElementById('task').value), 'login-user');
+  // A published file is learned on the real MiniWoB++ page of its task.
+  assert.deepEqual(await page.evaluate(() => [document.getElementById('source').value, document.getElementById('miniwob-task').value]), ['miniwob', 'login-user']);
   const card = await page.evaluate(() => {
     const c = document.querySelector('#wge-demos .wge-demo');
     return {
@@ -90,7 +91,7 @@ test('the WGE view imports a demonstration, shows its lattice and explores with 
   assert.deepEqual(report.rows.map((r) => r[0]), ['refused', 'refused', 'refused']);
   assert.match(report.rows[0][1], /^no-states_login-user\.json — refused: it recorded no states/);
   assert.match(report.rows[1][1], /^notes\.json — refused: not a WGE\/MiniWoB\+\+ demonstration: the file is not a JSON object/);
-  assert.match(report.rows[2][1], /^use-autocomplete_no-task-name\.json — refused: it is a demonstration of use-autocomplete, but this session learns login-user/);
+  assert.match(report.rows[2][1], /^use-autocomplete_no-task-name\.json — refused: it is a demonstration of miniwob\/use-autocomplete, but this session learns miniwob\/login-user/);
   assert.equal(await page.evaluate(() => document.querySelectorAll('#wge-demos .wge-demo').length), 1);
   await page.screenshot({ path: join(shots, 'wge-import-report.png') });
 
@@ -158,6 +159,7 @@ test('DOMNet resumes after a reload, and a shared run re-runs to the same result
   await page.evaluate(() => localStorage.setItem('weblab-hint-dismissed-wge', '1'));
   await idle(page);
   await page.click('#wge-clear');
+  await page.selectOption('#source', 'builtin');
   await page.selectOption('#task', 'login-user');
   await page.fill('#seed', '1');
   await page.fill('#wge-scripted-count', '3');
