@@ -3,6 +3,7 @@
 # the 64 inputs of at most 8 kB whose names (a hash of the outcome class) sort first, so the
 # sample is spread over outcome classes rather than the smallest inputs. tests/fuzz.rs replays
 # fuzz/corpus/<target>/ on every test run.
+# Inputs named found-* (a finding's input, kept as a regression) are left in place.
 # Usage: scripts/fuzz-corpus.sh DIR [TARGET ...] (default: every target found in DIR)
 set -euo pipefail
 src="${1:?usage: fuzz-corpus.sh DIR [TARGET ...]}"; shift
@@ -11,7 +12,8 @@ targets=("$@")
 [ "${#targets[@]}" -gt 0 ] || for d in "$src"/*/; do targets+=("$(basename "$d")"); done
 for t in "${targets[@]}"; do
   dest="fuzz/corpus/$t"
-  rm -rf "$dest"; mkdir -p "$dest"
+  # Inputs that once found a bug (found-*) stay; the sample is replaced.
+  mkdir -p "$dest"; find "$dest" -type f ! -name 'found-*' -delete
   mapfile -t picked < <(find "$src/$t" -type f -size -8193c -printf "%f\n" | LC_ALL=C sort)
   for f in "${picked[@]:0:64}"; do cp "$src/$t/$f" "$dest/"; done
   echo "$t: $(ls "$dest" | wc -l) inputs, $(du -sk "$dest" | cut -f1) kB"

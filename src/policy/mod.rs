@@ -61,9 +61,16 @@ impl RandomPolicy {
         Some(Action::Click(leaf.r#ref))
     }
 
-    /// The task area (`#area`, or the whole page where it has none).
+    /// The task area (`#area`, or the whole page where it has none), within the page's root box:
+    /// an area taller than its page (drag-cube, drag-shapes-2) would give points the environment
+    /// refuses as outside the page.
     fn area(obs: &Observation) -> Option<crate::env::Rect> {
-        Some(obs.dom.nodes.iter().find(|n| n.id == "area").or_else(|| obs.dom.nodes.first())?.rect)
+        let root = obs.dom.nodes.first()?.rect;
+        let a = obs.dom.nodes.iter().find(|n| n.id == "area").map_or(root, |n| n.rect);
+        let (left, top) = (a.left.max(root.left), a.top.max(root.top));
+        let right = (a.left + a.width).min(root.left + root.width);
+        let bottom = (a.top + a.height).min(root.top + root.height);
+        (right > left && bottom > top).then(|| crate::env::Rect { left, top, width: right - left, height: bottom - top })
     }
 
     /// A uniform point of the task area.
@@ -155,6 +162,17 @@ mod tests {
                 truncated: 0,
             },
             ..Default::default()
+        }
+    }
+
+    #[test]
+    fn points_stay_inside_the_page_where_the_area_is_taller() {
+        let mut obs = page();
+        obs.dom.nodes[0].rect.height = 180.0; // the page ends 30 px above the area's bottom
+        let mut p = RandomPolicy::for_task(3, &TaskSpec::miniwob("drag-cube").unwrap());
+        for _ in 0..300 {
+            let (_, y) = p.point(&obs).unwrap();
+            assert!((50..180).contains(&y), "{y}");
         }
     }
 
