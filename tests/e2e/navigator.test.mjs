@@ -88,6 +88,8 @@ test('the navigator trains on login-0 in the Train view, resumes after a reload,
   assert.equal(await page.isHidden('#nav-error'), true);
 
   await page.click('#train-start');
+  // The run starts once the tab holds the run's lock (docs/security.md: one writer per run).
+  await page.waitForFunction(() => document.getElementById('train-agent').disabled, null, { timeout: 60_000 });
   assert.equal(await page.isDisabled('#train-agent'), true, 'the agent is fixed while a run goes on');
 
   // The generated login site renders in the training frame, visible in this view.
