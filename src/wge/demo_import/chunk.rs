@@ -130,20 +130,12 @@ pub(super) fn chunk(states: &[RawState], max_nodes: usize) -> Result<(Vec<Chunk>
                         }
                     }
                     KEY_V if ctrl => {
-                        // The pasted text: the target's value once the paste landed (the next
-                        // event's BEFORE snapshot), less what it held before.
-                        let Some(target) = e.target else { continue };
+                        // The pasted text lands by the next event's BEFORE snapshot.
                         let landed = events.get(k + 1).map(|n| n.before).unwrap_or(states.len() - 1);
-                        let text_at = |i: usize| match Resolved::new(&states[i].dom, max_nodes).value_of(target) {
-                            Some(serde_json::Value::String(s)) => s.clone(),
-                            _ => String::new(),
-                        };
-                        let (old, new) = (text_at(e.before), text_at(landed));
-                        let pasted = new.strip_prefix(old.as_str()).unwrap_or(&new).to_string();
+                        let Some((target, pasted)) = e.target.zip(pasted(states, e, landed, max_nodes)) else { continue };
                         match chunks.last_mut() {
                             Some(Chunk { action: Action::Type(r, text), .. }) if *r == target => text.push_str(&pasted),
-                            _ if !pasted.is_empty() => chunks.push(Chunk { action: Action::Type(target, pasted), before: e.before }),
-                            _ => {}
+                            _ => chunks.push(Chunk { action: Action::Type(target, pasted), before: e.before }),
                         }
                     }
                     KEY_C if ctrl => {}
@@ -179,6 +171,18 @@ pub(super) fn chunk(states: &[RawState], max_nodes: usize) -> Result<(Vec<Chunk>
         }
     }
     Ok((collapse(chunks), dropped))
+}
+
+/// What a paste put into the target: its value once the paste landed, less what it held.
+pub(super) fn pasted(states: &[RawState], e: &Event, landed: usize, max_nodes: usize) -> Option<String> {
+    let target = e.target?;
+    let text_at = |i: usize| match Resolved::new(&states[i].dom, max_nodes).value_of(target) {
+        Some(serde_json::Value::String(s)) => s.clone(),
+        _ => String::new(),
+    };
+    let (old, new) = (text_at(e.before), text_at(landed));
+    let p = new.strip_prefix(old.as_str()).unwrap_or(&new).to_string();
+    (!p.is_empty()).then_some(p)
 }
 
 /// A click then a type into the same element is one type (typing focuses the element first);

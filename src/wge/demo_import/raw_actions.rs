@@ -20,7 +20,7 @@ use crate::env::action::Point;
 use crate::env::miniwob::{Interaction, miniwob_task};
 use crate::env::{Action, NodeRef};
 
-use super::chunk::{Chunk, Event, KEY_BACKSPACE, KEY_C, KEY_CTRL, KEY_V, RawState, collapse, pair_events};
+use super::chunk::{Chunk, Event, KEY_BACKSPACE, KEY_C, KEY_CTRL, KEY_V, RawState, collapse, pair_events, pasted};
 use super::snapshot::{RawNode, Resolved};
 
 /// How far apart (px) a press and its release must land to be a drag rather than a click.
@@ -203,18 +203,6 @@ fn push_type(chunks: &mut Vec<Chunk>, e: &Event, text: String) {
         Some(Chunk { action: Action::Type(r, typed), .. }) if *r == t => typed.push_str(&text),
         _ => chunks.push(Chunk { action: Action::Type(t, text), before: e.before }),
     }
-}
-
-/// What a paste put into the target: its value once the paste landed, less what it held.
-fn pasted(states: &[RawState], e: &Event, landed: usize, max_nodes: usize) -> Option<String> {
-    let target = e.target?;
-    let text_at = |i: usize| match Resolved::new(&states[i].dom, max_nodes).value_of(target) {
-        Some(serde_json::Value::String(s)) => s.clone(),
-        _ => String::new(),
-    };
-    let (old, new) = (text_at(e.before), text_at(landed));
-    let p = new.strip_prefix(old.as_str()).unwrap_or(&new).to_string();
-    (!p.is_empty()).then_some(p)
 }
 
 /// Whether the page changed while the event's handlers ran: its capture (BEFORE) and bubble
