@@ -82,7 +82,9 @@ test('the navigator trains on login-0 in the Train view, resumes after a reload,
   await page.dispatchEvent('#nav-fields [data-key=max_tokens]', 'change');
   assert.match(await page.textContent('#nav-error'), /^max_tokens: /, 'a value of the wrong type is named too');
   await page.click('#train-start');
-  assert.match(await page.textContent('#message'), /Fix the highlighted navigator setting/);
+  // Start first waits for the run's lock (async), then checks the settings.
+  await page.waitForFunction(() => document.getElementById('message-text').textContent !== '', null, WAIT);
+  assert.match(await page.textContent('#message-text'), /Fix the highlighted navigator setting/);
   assert.equal(await page.isDisabled('#train-stop'), true, 'nothing started');
   await page.click('#nav-reset');
   assert.equal(await page.isHidden('#nav-error'), true);
