@@ -7,7 +7,8 @@
 //! one forward pass at several batch sizes, and an update's forward, backward and Adam.
 //! A benchmark, not a test: it prints figures.
 //!
-//! Usage: cargo run --release --example bench_navigator_loop -- [D (8)] [M (8)] [iterations (60)] [p (0.25)]
+//! Usage: cargo run --release [--features native-wgpu] --example bench_navigator_loop -- \
+//!          [D (8)] [M (8)] [iterations (60)] [p (0.25)] [flex|wgpu (flex)]
 
 use std::time::Instant;
 
@@ -115,7 +116,14 @@ fn main() {
     let a: Vec<String> = std::env::args().skip(1).collect();
     let arg = |i: usize, d: f64| a.get(i).and_then(|s| s.parse::<f64>().ok()).unwrap_or(d);
     let (d, m, iterations, p) = (arg(0, 8.0) as usize, arg(1, 8.0) as usize, arg(2, 60.0) as usize, arg(3, 0.25));
-    let dev = Device::flex().autodiff();
+    let dev = match a.get(4).map(String::as_str).unwrap_or("flex") {
+        "flex" | "cpu" => Device::flex(),
+        #[cfg(feature = "native-wgpu")]
+        "wgpu" => Device::wgpu_options().init().unwrap_or_else(|e| panic!("no wgpu device: {e:?}")),
+        other => panic!("unknown backend {other} (flex, or wgpu when built with --features native-wgpu)"),
+    }
+    .autodiff();
+    println!("backend: {}", a.get(4).map(String::as_str).unwrap_or("flex"));
     println!("designs: each primitive kept with p = {p}; D = {d} designs per iteration, M = {m} episodes per design; {iterations} iterations each");
     let mut keep = Vec::new();
     // Warm up (vocabulary, allocations) on a throwaway navigator.

@@ -44,7 +44,9 @@ impl ElementLstm {
         ElementLstm { w_x, w_h, hidden }
     }
 
-    /// [b, n, d_in] → [b, n, hidden].
+    /// [b, n, d_in] → [b, n, hidden], every state over all n steps: the dense reference the
+    /// packed pass is tested against.
+    #[cfg(test)]
     fn forward(&self, x: Tensor<3>) -> Tensor<3> {
         let [b, n, d_in] = x.dims();
         let h_dim = self.hidden;
@@ -55,13 +57,80 @@ impl ElementLstm {
         let mut out = Vec::with_capacity(n);
         for t in 0..n {
             let gates = xw.clone().slice([0..b, t..t + 1, 0..4 * h_dim]).reshape([b, 4 * h_dim]) + self.w_h.forward(h);
-            let g = gates.chunk(4, 1);
-            let (i, f, cand, o) = (sigmoid(g[0].clone()), sigmoid(g[1].clone()), tanh(g[2].clone()), sigmoid(g[3].clone()));
-            c = f * c + i * cand;
-            h = o * tanh(c.clone());
+            (h, c) = Self::cell(gates, c);
             out.push(h.clone());
         }
         Tensor::stack(out, 1)
+    }
+
+    /// One step's gates [rows, 4·hidden] and cell state → the new (h, c).
+    fn cell(gates: Tensor<2>, c: Tensor<2>) -> (Tensor<2>, Tensor<2>) {
+        let g = gates.chunk(4, 1);
+        let (i, f, cand, o) = (sigmoid(g[0].clone()), sigmoid(g[1].clone()), tanh(g[2].clone()), sigmoid(g[3].clone()));
+        let c = f * c + i * cand;
+        (o * tanh(c.clone()), c)
+    }
+
+    /// The LSTM over each state's own elements only, as packed sequences: states longest first,
+    /// step t updates just the states with more than t elements, so a batch costs its elements,
+    /// not b × its longest state (a batch mixes sites of 5 and 76 elements). The input of an
+    /// element is its distinct encoding `enc` ([distinct, latent]; `p`'s rows) beside its
+    /// features; the input product is taken once per distinct element and each step selects its
+    /// rows, so no step slices a tensor of the whole batch (whose gradient would be a zero tensor
+    /// of that size per step). `reverse`: each state read from its last element (the BiLSTM's
+    /// backward direction), outputs put back at their elements. [b, e, hidden], zero past a
+    /// state's own elements (those choices are closed).
+    fn forward_packed(&self, enc: Tensor<2>, p: &Padded, reverse: bool) -> Tensor<3> {
+        let (b, e, h_dim) = (p.b, p.e, self.hidden);
+        let l = enc.dims()[1];
+        let dev = enc.device();
+        let plain = dev.clone().without_autodiff();
+        let w = self.w_x.weight.val(); // [latent + features, 4·hidden]
+        let w_feat = w.clone().slice([l..l + ELEMENT_FEATURES, 0..4 * h_dim]);
+        let mut projected = enc.matmul(w.slice([0..l, 0..4 * h_dim]));
+        if let Some(bias) = &self.w_x.bias {
+            projected = projected + bias.val().reshape([1, 4 * h_dim]);
+        }
+        let mut order: Vec<usize> = (0..b).collect();
+        order.sort_by_key(|&s| std::cmp::Reverse(p.lens[s]));
+        let live0 = order.iter().filter(|&&s| p.lens[s] > 0).count();
+        let mut h = Tensor::<2>::zeros([live0, h_dim], &dev);
+        let mut c = Tensor::<2>::zeros([live0, h_dim], &dev);
+        let mut out = Vec::with_capacity(e);
+        for t in 0..e {
+            let live = order.iter().take_while(|&&s| p.lens[s] > t).count();
+            if live == 0 {
+                out.push(Tensor::<2>::zeros([b, h_dim], &dev));
+                continue;
+            }
+            if live < h.dims()[0] {
+                h = h.slice([0..live, 0..h_dim]);
+                c = c.slice([0..live, 0..h_dim]);
+            }
+            let mut rows = Vec::with_capacity(live);
+            let mut feats = Vec::with_capacity(live * ELEMENT_FEATURES);
+            for &s in &order[..live] {
+                let at = s * e + if reverse { p.lens[s] - 1 - t } else { t };
+                rows.push(p.el_rows[at]);
+                feats.extend_from_slice(&p.features[at * ELEMENT_FEATURES..(at + 1) * ELEMENT_FEATURES]);
+            }
+            let rows = Tensor::<1, Int>::from_data(TensorData::new(rows, [live]), &plain);
+            let feats = Tensor::<2>::from_data(TensorData::new(feats, [live, ELEMENT_FEATURES]), &plain);
+            let gates = projected.clone().select(0, rows) + feats.matmul(w_feat.clone()) + self.w_h.forward(h);
+            (h, c) = Self::cell(gates, c);
+            out.push(if live < b { Tensor::cat(vec![h.clone(), Tensor::zeros([b - live, h_dim], &dev)], 0) } else { h.clone() });
+        }
+        let sorted = Tensor::stack(out, 1); // row k is state order[k]
+        let unsorted = if order.iter().enumerate().all(|(k, &s)| k == s) {
+            sorted
+        } else {
+            let mut at = vec![0i64; b];
+            for (k, &s) in order.iter().enumerate() {
+                at[s] = k as i64;
+            }
+            sorted.select(0, Tensor::<1, Int>::from_data(TensorData::new(at, [b]), &plain))
+        };
+        if reverse { reverse_within(unsorted, &p.lens) } else { unsorted }
     }
 }
 
@@ -291,8 +360,9 @@ impl NavigatorModel {
         sum / Tensor::<2>::from_data(TensorData::new(counts.to_vec(), [n, 1]), plain)
     }
 
-    /// The element encodings: [b, e, latent], the forward LSTM's outputs, or with the BiLSTM
-    /// option the forward and backward halves side by side.
+    /// The element encodings, dense: every state run over all e slots (the reference the packed
+    /// pass is tested against).
+    #[cfg(test)]
     pub fn encode_elements(&self, x: Tensor<3>, lens: &[usize]) -> Tensor<3> {
         let fwd = self.lstm.forward(x.clone());
         match &self.lstm_backward {
@@ -304,16 +374,22 @@ impl NavigatorModel {
         }
     }
 
+    /// The element encodings: [b, e, latent], the forward LSTM's outputs, or with the BiLSTM
+    /// option the forward and backward halves side by side; zero past each state's elements.
+    fn encode_packed(&self, enc: Tensor<2>, p: &Padded) -> Tensor<3> {
+        let fwd = self.lstm.forward_packed(enc.clone(), p, false);
+        match &self.lstm_backward {
+            None => fwd,
+            Some(back) => Tensor::cat(vec![fwd, back.forward_packed(enc, p, true)], 2),
+        }
+    }
+
     fn scores(&self, p: &Padded) -> Scores {
         let plain = self.device().without_autodiff();
         let (b, e, f, l) = (p.b, p.e, p.f, self.latent_dim);
 
         let attrs = self.means(&p.el_tokens, &p.el_groups, &p.el_counts, &plain).reshape([p.distinct, ATTRIBUTES * self.embedding_dim]);
-        let rows = Tensor::<1, Int>::from_data(TensorData::new(p.el_rows.clone(), [b * e]), &plain);
-        let encoded = relu(self.element_mlp.forward(attrs)).select(0, rows);
-        let feats = Tensor::<2>::from_data(TensorData::new(p.features.clone(), [b * e, ELEMENT_FEATURES]), &plain);
-        let x = Tensor::cat(vec![encoded, feats], 1).reshape([b, e, l + ELEMENT_FEATURES]);
-        let dom = self.encode_elements(x, &p.lens); // [b, e, l]
+        let dom = self.encode_packed(relu(self.element_mlp.forward(attrs)), p); // [b, e, l]
 
         let fields = relu(self.field_mlp.forward(self.means(&p.fd_tokens, &p.fd_groups, &p.fd_counts, &plain))).reshape([b, f, l]);
         let pair = fields.matmul(dom.clone().swap_dims(1, 2)); // [b, f, e]
@@ -403,6 +479,75 @@ mod tests {
         let v: Vec<f32> = out.value.into_data().try_to_vec().unwrap();
         assert_eq!(v.len(), 2);
         assert!(v.iter().all(|x| x.is_finite()));
+    }
+
+    /// A batch of states with these element counts (unsorted, ties, an empty one), random
+    /// distinct rows and features.
+    fn ragged(lens: &[usize], distinct: usize) -> Padded {
+        let mut r = crate::rng::Rng::new(3);
+        let (b, e) = (lens.len(), lens.iter().copied().max().unwrap());
+        Padded {
+            b,
+            e,
+            f: 1,
+            lens: lens.to_vec(),
+            distinct,
+            el_rows: (0..b * e).map(|_| r.below(distinct) as i64).collect(),
+            el_tokens: vec![],
+            el_groups: vec![],
+            el_counts: vec![],
+            fd_tokens: vec![],
+            fd_groups: vec![],
+            fd_counts: vec![],
+            features: (0..b * e * ELEMENT_FEATURES).map(|_| r.next_f64() as f32 - 0.5).collect(),
+            mask: vec![],
+        }
+    }
+
+    #[test]
+    fn the_packed_lstm_equals_the_dense_one_on_each_states_own_elements_values_and_gradients() {
+        let lens = [3usize, 5, 1, 0, 4, 5];
+        let p = ragged(&lens, 7);
+        let (b, e) = (p.b, p.e);
+        for bidirectional in [false, true] {
+            let cfg = NavigatorConfig { vocab_cap: 50, latent_dim: 8, embedding_dim: 6, bidirectional, ..NavigatorConfig::default() };
+            let dev = Device::flex().autodiff();
+            let plain = Device::flex();
+            let model = NavigatorModel::new(&cfg, &dev);
+            let enc = Tensor::<2>::random([7, 8], burn::tensor::Distribution::Normal(0.0, 1.0), &dev);
+            // Weights of each output: random on a state's own elements, zero past them.
+            let mut r = crate::rng::Rng::new(9);
+            let weights: Vec<f32> = (0..b * e * 8).map(|i| if (i / 8) % e < lens[i / 8 / e] { r.next_f64() as f32 - 0.5 } else { 0.0 }).collect();
+            let weights = Tensor::<3>::from_data(TensorData::new(weights, [b, e, 8]), &plain);
+
+            let rows = Tensor::<1, Int>::from_data(TensorData::new(p.el_rows.clone(), [b * e]), &plain);
+            let feats = Tensor::<2>::from_data(TensorData::new(p.features.clone(), [b * e, ELEMENT_FEATURES]), &plain);
+            let x = Tensor::cat(vec![enc.clone().select(0, rows), feats], 1).reshape([b, e, 8 + ELEMENT_FEATURES]);
+            let dense = model.encode_elements(x, &lens);
+            let packed = model.encode_packed(enc, &p);
+            let vec = |t: Tensor<3>| t.into_data().try_to_vec::<f32>().unwrap();
+            let (d, k) = (vec(dense.clone()), vec(packed.clone()));
+            for (i, (x, y)) in d.iter().zip(&k).enumerate() {
+                let (s, t) = (i / 8 / e, (i / 8) % e);
+                if t < lens[s] {
+                    assert!((x - y).abs() < 1e-5, "state {s} element {t}: dense {x}, packed {y} (bidirectional {bidirectional})");
+                } else {
+                    assert_eq!(*y, 0.0, "past a state's elements the packed pass gives 0");
+                }
+            }
+            let grads_of = |out: Tensor<3>| {
+                let g = (out * weights.clone()).sum().backward();
+                let gp = burn::optim::GradientsParams::from_grads(g, &model);
+                let lstm = &model.lstm;
+                let read = |w: &Param<Tensor<2>>| gp.get::<2>(w.id).unwrap().into_data().try_to_vec::<f32>().unwrap();
+                [read(&lstm.w_x.weight), read(&lstm.w_h.weight)]
+            };
+            for (a, b) in grads_of(dense).iter().zip(&grads_of(packed)) {
+                for (x, y) in a.iter().zip(b) {
+                    assert!((x - y).abs() < 1e-4, "gradient: dense {x}, packed {y} (bidirectional {bidirectional})");
+                }
+            }
+        }
     }
 
     #[test]
