@@ -97,6 +97,61 @@ fn log_probabilities_of_a_sample_equal_its_rescoring() {
 }
 
 #[test]
+fn designs_scored_together_score_as_each_alone_values_and_gradients() {
+    // The update scores its D designs in one pass (one LSTM step for all of them); each design's
+    // log π, log π(SKIP) per step, entropy and value, and the gradient of their sum, must be what
+    // scoring it alone gives.
+    use burn::optim::GradientsParams;
+    use burn::prelude::*;
+    let cfg = AdversaryConfig::default();
+    let a = adversary(Objective::Code, 8);
+    let mut rng = Rng::new(21);
+    let ps: Vec<Proposal> = (0..5).map(|_| block_on(a.sample(&mut rng)).unwrap()).collect();
+    let m = a.model();
+    let designs: Vec<_> = ps.iter().map(|p| (&p.noise[..], p.k, &p.choices[..])).collect();
+    let together = m.score_batch(&designs, cfg.mask_repeats);
+    let vec1 = |t: Tensor<1>| t.into_data().convert::<f32>().try_to_vec::<f32>().unwrap();
+    let all_skips: Vec<f32> = together.skip_log_probs.clone().into_data().convert::<f32>().try_to_vec().unwrap();
+    let (lp, ent, val) = (vec1(together.log_prob.clone()), vec1(together.entropy.clone()), vec1(together.value.clone()));
+    let n = ps[0].choices.len();
+    let close = |x: f32, y: f32, what: &str| assert!((x - y).abs() <= 1e-4 * x.abs().max(1.0), "{what}: together {x}, alone {y}");
+    let mut alone_sum = None;
+    for (j, p) in ps.iter().enumerate() {
+        let s = m.score(&p.noise, p.k, &p.choices, cfg.mask_repeats);
+        close(lp[j], vec1(s.log_prob.clone())[0], "log π");
+        close(ent[j], vec1(s.entropy.clone())[0], "entropy");
+        close(val[j], vec1(s.value.clone())[0], "value");
+        for (i, x) in vec1(s.skip_log_probs.clone()).into_iter().enumerate() {
+            close(all_skips[j * n + i], x, "log π(SKIP)");
+        }
+        let part = s.log_prob + s.entropy + s.value + s.skip_log_probs.sum();
+        alone_sum = Some(match alone_sum { None => part, Some(t) => t + part });
+    }
+    let together_sum = together.log_prob.sum() + together.entropy.sum() + together.value.sum() + together.skip_log_probs.sum().reshape([1]);
+    let grads = |loss: Tensor<1>| GradientsParams::from_grads(loss.backward(), m);
+    let (g1, g2) = (grads(together_sum), grads(alone_sum.unwrap()));
+    // Every parameter's gradient, flattened, in the model's order.
+    struct Flat<'a>(&'a GradientsParams, Vec<Vec<f32>>);
+    impl burn::module::ModuleVisitor for Flat<'_> {
+        fn visit_float<const D: usize>(&mut self, p: &burn::module::Param<Tensor<D>>) {
+            self.1.push(self.0.get::<D>(p.id).map_or(vec![], |g| g.into_data().convert::<f32>().try_to_vec().unwrap()));
+        }
+    }
+    let (mut f1, mut f2) = (Flat(&g1, vec![]), Flat(&g2, vec![]));
+    m.visit(&mut f1);
+    m.visit(&mut f2);
+    let mut compared = 0;
+    for (x, y) in f1.1.iter().zip(&f2.1) {
+        assert_eq!(x.len(), y.len(), "the same parameters get gradients");
+        for (x, y) in x.iter().zip(y) {
+            assert!((x - y).abs() <= 1e-3 * y.abs().max(1.0), "gradient: together {x}, alone {y}");
+        }
+        compared += !y.is_empty() as usize;
+    }
+    assert!(compared >= 10, "every weight matrix compared: {compared}");
+}
+
+#[test]
 fn a_masked_decoder_never_repeats_a_pair_so_every_choice_renders() {
     // One page and 24 draws over 40 primitives: without the mask repeats are all but certain
     // (the birthday problem), with it none can happen, and re-scoring reproduces the masked draws.

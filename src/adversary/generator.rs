@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::config::{AdversaryConfig, ObjectiveConfig};
 use super::config::Budget;
-use super::model::{AdversaryModel, CHOICES, SKIP, Tracker};
+use super::model::{AdversaryModel, CHOICES, Decisions, SKIP, Tracker};
 use super::objective::{self, Signal};
 use crate::curriculum::{Generator, GeneratorReport, Outcome};
 use crate::gminiwob::Design;
@@ -200,27 +200,27 @@ impl Adversary {
         }
         let model = self.model.take().expect("model");
         let plain = model.device().without_autodiff();
-        let mut parts = Vec::with_capacity(batch.len());
-        for (p, sig) in batch {
-            let s = model.score(&p.noise, p.k, &p.choices, self.cfg.mask_repeats);
-            let reward = Tensor::<1>::from_data(TensorData::new(vec![sig.reward as f32], [1]), &plain);
-            let advantage = reward.clone() - s.value.clone().detach();
-            let policy_loss = (s.log_prob.clone() * advantage).neg();
-            let value_loss = (reward - s.value.clone()).square();
-            let n_hat = match self.objective.budget {
-                Budget::FlooredLogSkip => s.skip_log_probs.clone().clamp_min(super::config::SKIP_FLOOR.ln() as f32).sum().neg(),
-                Budget::Expected => s.skip_log_probs.clone().exp().neg().add_scalar(1.0).sum(),
-                Budget::LogSkip => s.skip_log_probs.clone().sum().neg(),
-            };
-            let budget_loss = n_hat.reshape([1]).mul_scalar(-sig.budget_weight);
-            let loss = policy_loss.clone() + value_loss.clone().mul_scalar(self.cfg.value_coef) - s.entropy.clone().mul_scalar(self.cfg.entropy_coef)
-                + budget_loss.clone();
-            parts.push((loss, Tensor::cat(vec![policy_loss, value_loss, s.entropy, budget_loss, s.value], 0).detach()));
+        let d = batch.len();
+        let designs: Vec<Decisions> = batch.iter().map(|(p, _)| (&p.noise[..], p.k, &p.choices[..])).collect();
+        let s = model.score_batch(&designs, self.cfg.mask_repeats);
+        let host = |v: Vec<f32>| Tensor::<1>::from_data(TensorData::new(v, [d]), &plain);
+        let reward = host(batch.iter().map(|(_, sig)| sig.reward as f32).collect());
+        let advantage = reward.clone() - s.value.clone().detach();
+        let policy_loss = (s.log_prob * advantage).neg();
+        let value_loss = (reward - s.value.clone()).square();
+        let n_hat = match self.objective.budget {
+            Budget::FlooredLogSkip => s.skip_log_probs.clamp_min(super::config::SKIP_FLOOR.ln() as f32).sum_dim(1).neg(),
+            Budget::Expected => s.skip_log_probs.exp().neg().add_scalar(1.0).sum_dim(1),
+            Budget::LogSkip => s.skip_log_probs.sum_dim(1).neg(),
         }
-        let n = parts.len();
-        let (losses, figures): (Vec<_>, Vec<_>) = parts.into_iter().unzip();
-        let loss = Tensor::cat(losses, 0).mean();
-        let all = Tensor::cat(vec![loss.clone().detach().reshape([1]), Tensor::cat(figures, 0)], 0);
+        .reshape([d]);
+        let budget_loss = n_hat * host(batch.iter().map(|(_, sig)| -sig.budget_weight as f32).collect());
+        let losses = policy_loss.clone() + value_loss.clone().mul_scalar(self.cfg.value_coef) - s.entropy.clone().mul_scalar(self.cfg.entropy_coef)
+            + budget_loss.clone();
+        let loss = losses.mean();
+        // Per design: policy loss, value loss, entropy, budget loss, value.
+        let figures = Tensor::stack::<2>(vec![policy_loss, value_loss, s.entropy, budget_loss, s.value], 1).reshape([5 * d]).detach();
+        let all = Tensor::cat(vec![loss.clone().detach().reshape([1]), figures], 0);
         let f = match read(all).await {
             Ok(f) if f.iter().all(|x| x.is_finite()) => f,
             Ok(f) => {
@@ -271,7 +271,7 @@ impl Adversary {
                 }
             })
             .collect::<Vec<_>>();
-        debug_assert_eq!(reports.len(), n);
+        debug_assert_eq!(reports.len(), d);
         self.last = reports.clone();
         Ok(reports)
     }

@@ -155,6 +155,21 @@ pub struct Scored {
     pub value: Tensor<1>,
 }
 
+/// D designs of N decisions each scored together: [`Scored`] with a row per design.
+pub struct ScoredBatch {
+    /// [D].
+    pub log_prob: Tensor<1>,
+    /// [D, N].
+    pub skip_log_probs: Tensor<2>,
+    /// [D].
+    pub entropy: Tensor<1>,
+    /// [D].
+    pub value: Tensor<1>,
+}
+
+/// A design to score: its noise, k and decisions.
+pub type Decisions<'a> = (&'a [f32], u32, &'a [(usize, Option<u32>)]);
+
 impl AdversaryModel {
     pub fn new(cfg: &AdversaryConfig, device: &Device, seed: u64) -> Self {
         let mut rng = Rng::new(seed ^ 0x6164_7665_7273_6172);
@@ -229,68 +244,109 @@ impl AdversaryModel {
         Tensor::<2>::from_data(TensorData::new(values, shape), &plain).to_device(&self.device())
     }
 
-    /// The one-hot input of fI for each (primitive, page) choice, given k.
-    fn choice_inputs(&self, k: u32, choices: &[(usize, Option<u32>)]) -> Tensor<2> {
+    /// The one-hot input of fI for each (primitive, page) choice, given k, appended to `x`.
+    fn choice_rows(&self, k: u32, choices: &[(usize, Option<u32>)], x: &mut Vec<f32>) {
         let width = CHOICES + 2 * self.pages;
-        let mut x = vec![0.0f32; choices.len() * width];
-        for (row, &(a, b)) in choices.iter().enumerate() {
-            let r = &mut x[row * width..(row + 1) * width];
+        for &(a, b) in choices {
+            let at = x.len();
+            x.resize(at + width, 0.0);
+            let r = &mut x[at..];
             r[a] = 1.0;
             if let Some(b) = b {
                 r[CHOICES + b as usize] = 1.0;
             }
             r[CHOICES + self.pages + k as usize] = 1.0;
         }
-        let plain = self.device().without_autodiff();
-        Tensor::<2>::from_data(TensorData::new(x, [choices.len(), width]), &plain).to_device(&self.device())
     }
 
     /// The next LSTM input after choosing `choice` (fI).
     pub fn next_input(&self, k: u32, choice: (usize, Option<u32>)) -> Tensor<2> {
-        self.fi.forward(self.choice_inputs(k, &[choice]))
+        let mut x = Vec::new();
+        self.choice_rows(k, &[choice], &mut x);
+        self.fi.forward(self.host(x, [1, CHOICES + 2 * self.pages]))
     }
 
-    /// Scores a whole design's decisions at once (the LSTM's inputs are known, so fI runs over
-    /// all of them in one product; the LSTM still steps).
+    /// Scores a whole design's decisions at once (see [`Self::score_batch`]).
     pub fn score(&self, noise: &[f32], k: u32, choices: &[(usize, Option<u32>)], mask_repeats: bool) -> Scored {
-        let n = choices.len();
-        let (h0, k_logits, value) = self.head(noise);
-        let k_lp = log_softmax(k_logits, 1);
-        let plain = self.device().without_autodiff();
-        let pick = |lp: Tensor<2>, idx: Vec<i64>| {
-            let rows = idx.len();
-            let idx = Tensor::<2, Int>::from_data(TensorData::new(idx, [rows, 1]), &plain).to_device(&lp.device());
-            lp.gather(1, idx).reshape([rows])
+        let s = self.score_batch(&[(noise, k, choices)], mask_repeats);
+        Scored { log_prob: s.log_prob, skip_log_probs: s.skip_log_probs.reshape([choices.len()]), entropy: s.entropy, value: s.value }
+    }
+
+    /// Scores D designs' decisions together, each as it would be alone: the LSTM's inputs are
+    /// known, so fI runs over all of them in one product, and the LSTM steps every design at
+    /// once (a row each), so an update over D designs costs N steps, not D·N. Every design has
+    /// the same number of decisions (the adversary always takes its N).
+    pub fn score_batch(&self, designs: &[Decisions], mask_repeats: bool) -> ScoredBatch {
+        let d = designs.len();
+        let n = designs.first().map_or(0, |x| x.2.len());
+        assert!(designs.iter().all(|x| x.2.len() == n), "designs of one batch take the same number of decisions");
+        let dev = self.device();
+        let plain = dev.clone().without_autodiff();
+        let noise: Vec<f32> = designs.iter().flat_map(|x| x.0.iter().copied()).collect();
+        let noise_dim = noise.len() / d.max(1);
+        let h0 = self.f0.forward(self.host(noise, [d, noise_dim]));
+        let value = self.value.forward(h0.clone()).reshape([d]);
+        let k_lp = log_softmax(self.fk.forward(h0.clone()), 1);
+        let ints2 = |v: Vec<i64>| {
+            let rows = v.len();
+            Tensor::<2, Int>::from_data(TensorData::new(v, [rows, 1]), &plain).to_device(&dev)
         };
-        let entropy_rows = |lp: Tensor<2>| (lp.clone().exp() * lp).sum_dim(1).neg().reshape([-1]);
-        let mut log_prob = pick(k_lp.clone(), vec![k as i64]);
-        let mut entropy = entropy_rows(k_lp);
+        let ints1 = |v: Vec<i64>| {
+            let rows = v.len();
+            Tensor::<1, Int>::from_data(TensorData::new(v, [rows]), &plain).to_device(&dev)
+        };
+        let entropy_rows = |lp: Tensor<2>| (lp.clone().exp() * lp).sum_dim(1).neg();
+        let mut log_prob = k_lp.clone().gather(1, ints2(designs.iter().map(|x| x.1 as i64).collect())).reshape([d]);
+        let mut entropy = entropy_rows(k_lp).reshape([d]);
         if n == 0 {
-            let zero = Tensor::<1>::zeros([0], &self.device());
-            return Scored { log_prob, skip_log_probs: zero, entropy, value };
+            return ScoredBatch { log_prob, skip_log_probs: Tensor::zeros([d, 0], &dev), entropy, value };
         }
-        let later = if n > 1 { Some(self.fi.forward(self.choice_inputs(k, &choices[..n - 1]))) } else { None };
-        let (mut h, mut c) = self.zero_state(1);
+        // fI of every decision but each design's last (design-major rows: design j's i-th at j·(n−1) + i).
+        let later = (n > 1).then(|| {
+            let mut x = Vec::new();
+            for &(_, k, choices) in designs {
+                self.choice_rows(k, &choices[..n - 1], &mut x);
+            }
+            self.fi.forward(self.host(x, [d * (n - 1), CHOICES + 2 * self.pages]))
+        });
+        let (mut h, mut c) = self.zero_state(d);
         let mut outs = Vec::with_capacity(n);
         for i in 0..n {
-            let x = if i == 0 { h0.clone() } else { later.clone().unwrap().slice([i - 1..i, 0..self.hidden]) };
+            let x = match (&later, i) {
+                (Some(later), i) if i > 0 => later.clone().select(0, ints1((0..d).map(|j| (j * (n - 1) + i - 1) as i64).collect())),
+                _ => h0.clone(),
+            };
             (h, c) = self.cell(x, h, c);
             outs.push(h.clone());
         }
-        let hs = Tensor::cat(outs, 0);
-        let masks = Masks::along(self.pages, k, choices, mask_repeats);
-        let p_lp = self.primitive_log_probs(hs.clone(), &masks.closed);
-        let skip_log_probs = p_lp.clone().slice([0..n, SKIP..SKIP + 1]).reshape([n]);
-        log_prob = log_prob + pick(p_lp.clone(), choices.iter().map(|&(a, _)| a as i64).collect()).sum().reshape([1]);
-        entropy = entropy + entropy_rows(p_lp).sum().reshape([1]);
-        let placed: Vec<(usize, u32)> = choices.iter().enumerate().filter_map(|(i, &(_, b))| b.map(|b| (i, b))).collect();
-        if !placed.is_empty() {
-            let rows: Vec<i64> = placed.iter().map(|&(i, _)| i as i64).collect();
-            let rows = Tensor::<1, Int>::from_data(TensorData::new(rows, [placed.len()]), &plain).to_device(&self.device());
-            let l_lp = self.page_log_probs(hs.select(0, rows), &masks.pages);
-            log_prob = log_prob + pick(l_lp.clone(), placed.iter().map(|&(_, b)| b as i64).collect()).sum().reshape([1]);
-            entropy = entropy + entropy_rows(l_lp).sum().reshape([1]);
+        let hs = Tensor::stack::<3>(outs, 1).reshape([d * n, self.hidden]); // design j's step i at row j·n + i
+        let mut closed = Vec::with_capacity(d * n);
+        let mut pages = Vec::new();
+        let mut placed = Vec::new(); // (row, design, page)
+        for (j, &(_, k, choices)) in designs.iter().enumerate() {
+            let masks = Masks::along(self.pages, k, choices, mask_repeats);
+            closed.extend(masks.closed);
+            pages.extend(masks.pages);
+            placed.extend(choices.iter().enumerate().filter_map(|(i, &(_, b))| b.map(|b| (j * n + i, j, b))));
         }
-        Scored { log_prob, skip_log_probs, entropy, value }
+        let p_lp = self.primitive_log_probs(hs.clone(), &closed);
+        let skip_log_probs = p_lp.clone().slice([0..d * n, SKIP..SKIP + 1]).reshape([d, n]);
+        let chosen = ints2(designs.iter().flat_map(|x| x.2.iter().map(|&(a, _)| a as i64)).collect());
+        log_prob = log_prob + p_lp.clone().gather(1, chosen).reshape([d, n]).sum_dim(1).reshape([d]);
+        entropy = entropy + entropy_rows(p_lp).reshape([d, n]).sum_dim(1).reshape([d]);
+        if !placed.is_empty() {
+            let r = placed.len();
+            let l_lp = self.page_log_probs(hs.select(0, ints1(placed.iter().map(|p| p.0 as i64).collect())), &pages);
+            let picked = l_lp.clone().gather(1, ints2(placed.iter().map(|p| p.2 as i64).collect()));
+            // Each placed row's terms summed into its design: [D, r] · [r, 1].
+            let mut owner = vec![0.0f32; d * r];
+            for (row, p) in placed.iter().enumerate() {
+                owner[p.1 * r + row] = 1.0;
+            }
+            let owner = self.host(owner, [d, r]);
+            log_prob = log_prob + owner.clone().matmul(picked).reshape([d]);
+            entropy = entropy + owner.matmul(entropy_rows(l_lp)).reshape([d]);
+        }
+        ScoredBatch { log_prob, skip_log_probs, entropy, value }
     }
 }
