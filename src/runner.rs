@@ -21,7 +21,7 @@ pub struct EpisodeResult {
 
 impl EpisodeResult {
     pub fn success(&self) -> bool {
-        self.raw_reward > 0.0
+        crate::env::is_success(self.raw_reward)
     }
 
     /// The page's own judgement ended the episode (success, failure or its clock), not the lab's

@@ -355,7 +355,7 @@ export function initDesign(ctx) {
     $('design-fields').replaceChildren(...fieldRows(s.fields));
     if (mode === 'play') {
       if (s.done) {
-        showOutcome(`Episode over: raw reward ${s.raw_reward} · reward ${Number(s.reward).toFixed(2)}${s.reason ? ` · ${s.reason}` : ''}`, s.raw_reward > 0);
+        showOutcome(`Episode over: raw reward ${s.raw_reward} · reward ${Number(s.reward).toFixed(2)}${s.reason ? ` · ${s.reason}` : ''}`, Lab.isSuccess(s.raw_reward));
         $('design-play-note').textContent = 'Press "New episode" to play the site again with the next seed.';
       } else {
         showOutcome('');
@@ -537,7 +537,7 @@ export function initDesign(ctx) {
         if (Number.isFinite(st.potential)) showPotential(st.potential);
         $('design-return').textContent = `Return ${signed(total)} after ${steps} step${steps === 1 ? '' : 's'} (sum of shaped rewards)`;
         if (st.done) {
-          showOutcome(`Episode over: raw reward ${st.raw_reward} · return ${signed(total)}${st.reason ? ` · ${st.reason}` : ''}`, st.raw_reward > 0);
+          showOutcome(`Episode over: raw reward ${st.raw_reward} · return ${signed(total)}${st.reason ? ` · ${st.reason}` : ''}`, Lab.isSuccess(st.raw_reward));
           break;
         }
       }

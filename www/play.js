@@ -33,7 +33,7 @@ export function initPlay(ctx) {
     const out = $('episode-outcome');
     if (s.done) {
       out.textContent = `Reward ${s.reward.toFixed(2)} (raw ${s.raw_reward})${s.reason ? ` · ${s.reason}` : ''}${s.exact ? '' : ' · some edits could not be recorded exactly'}`;
-      out.className = `outcome ${s.raw_reward > 0 ? 'good' : 'bad'}`;
+      out.className = `outcome ${ctx.Lab.isSuccess(s.raw_reward) ? 'good' : 'bad'}`;
       $('rec-status').textContent = `Episode over after ${s.steps.length} action${s.steps.length === 1 ? '' : 's'}: save it, or play the next one.`;
     } else {
       out.textContent = '';

@@ -66,7 +66,7 @@ export function initWatch(ctx) {
     const el = $('episode-outcome');
     if (raw === null || raw === undefined) { el.textContent = ''; el.className = 'outcome'; return; }
     el.textContent = `Reward ${reward.toFixed(2)} (raw ${raw})${reason ? ` · ${reason}` : ''}`;
-    el.className = `outcome ${raw > 0 ? 'good' : 'bad'}`;
+    el.className = `outcome ${ctx.Lab.isSuccess(raw) ? 'good' : 'bad'}`;
   }
 
   // The agent for a task: your own model when it was trained on the task, else a shipped one that
@@ -191,7 +191,7 @@ export function initWatch(ctx) {
         done = true;
         episode.raw = r.step.raw_reward;
         showOutcome(r.step.reward, r.step.raw_reward, r.step.reason);
-        drawEnded($('overlay'), endedText(r.step.raw_reward, r.step.reason), r.step.raw_reward > 0);
+        drawEnded($('overlay'), endedText(r.step.raw_reward, r.step.reason), ctx.Lab.isSuccess(r.step.raw_reward));
       }
       if (r.q && r.q.warning) ctx.message(r.q.warning, 'info');
     });
@@ -294,7 +294,7 @@ export function initWatch(ctx) {
     drawStats();
     holdCover(true);
     const last = lab.agentStats().stats.last;
-    if (last) drawEnded($('overlay'), `Last episode of the run · raw reward ${last.raw_reward}${last.reason ? ` · ${last.reason}` : ''}`, last.raw_reward > 0);
+    if (last) drawEnded($('overlay'), `Last episode of the run · raw reward ${last.raw_reward}${last.reason ? ` · ${last.reason}` : ''}`, ctx.Lab.isSuccess(last.raw_reward));
   }
 
   function drawStats() {
@@ -307,7 +307,7 @@ export function initWatch(ctx) {
     $('st-sps').textContent = fmt(st.steps_per_s);
     $('st-last').textContent = st.last ? fmt(st.last.raw_reward, 2) : '–';
     $('st-success').textContent = st.episodes ? `${fmt(100 * st.success_rate_100, 0)}%` : '–';
-    $('st-reason').textContent = st.last ? (st.last.reason || (st.last.raw_reward > 0 ? 'success' : '–')) : '–';
+    $('st-reason').textContent = st.last ? (st.last.reason || (ctx.Lab.isSuccess(st.last.raw_reward) ? 'success' : '–')) : '–';
     if (fastRunning) requestAnimationFrame(drawStats);
   }
 
@@ -350,7 +350,7 @@ export function initWatch(ctx) {
     if (last) {
       episode.raw = last.raw_reward;
       showOutcome(last.reward, last.raw_reward, last.reason);
-      if (last.done) drawEnded($('overlay'), endedText(last.raw_reward, last.reason), last.raw_reward > 0);
+      if (last.done) drawEnded($('overlay'), endedText(last.raw_reward, last.reason), ctx.Lab.isSuccess(last.raw_reward));
       if (expected !== null && expected !== undefined) {
         ctx.message(last.raw_reward === expected
           ? `Replayed the shared episode: same ${actions.length} actions, same reward (${expected}).`
@@ -383,7 +383,7 @@ export function initWatch(ctx) {
         await sleep(1000 / Math.max(speed(), 8));
         await step();
       }
-      solved += episode.raw > 0 ? 1 : 0;
+      solved += ctx.Lab.isSuccess(episode.raw) ? 1 : 0;
       ctx.message(`Agent "${agent}" on ${state.task.name}: ${solved} of ${seeds.indexOf(seed) + 1} evaluation episodes solved.`, 'info');
     }
   }

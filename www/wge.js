@@ -240,7 +240,7 @@ export function initWge(ctx) {
     let json = null;
     try { json = lab.stopRecording(); } catch (e) { ctx.message(errorText(e)); }
     recording = false;
-    if (json && s.raw_reward > 0) {
+    if (json && ctx.Lab.isSuccess(s.raw_reward)) {
       try {
         session.addRecorded(json);
         $('wge-rec-status').textContent = `Kept seed ${recordSeed} (${plural(s.steps.length, 'action')}, reward ${s.reward.toFixed(2)}).`;

@@ -29,6 +29,23 @@ pub use observation::{DomGraph, DomNode, NodeRef, NodeValue, Observation, Observ
 pub use miniwob::{MINIWOB_BASE, MiniwobTask, miniwob_task, miniwob_tasks};
 pub use task::{Difficulty, TaskInfo, TaskSpec, builtin_task, builtin_tasks};
 
+/// Whether an episode that ended with `raw_reward` succeeded: the one rule behind every success
+/// rate, replay buffer, kept recording and outcome colour. A positive raw reward, as MiniWoB++'s
+/// binary reward reads its pages (+1 on success, −1 or a partial credit otherwise); gMiniWoB's
+/// sites give +1 on completion, −1 on a wrong end and the step limit's reward (0) otherwise.
+pub fn is_success(raw_reward: f64) -> bool {
+    raw_reward > 0.0
+}
+
+#[cfg(test)]
+mod success_tests {
+    #[test]
+    fn a_positive_raw_reward_is_a_success_partial_credit_included() {
+        assert!(super::is_success(1.0) && super::is_success(0.5));
+        assert!(!super::is_success(0.0) && !super::is_success(-1.0) && !super::is_success(-0.2));
+    }
+}
+
 /// The result of one action.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Step {

@@ -31,9 +31,10 @@ pub struct Episode {
 }
 
 impl Episode {
-    /// The papers' `is_task_completed`: raw reward 1.
+    /// The papers' `is_task_completed` (raw reward 1: a site gives +1, −1 or the step limit's
+    /// 0), by the lab's one rule.
     pub fn success(&self) -> bool {
-        self.raw_reward >= 1.0
+        crate::env::is_success(self.raw_reward)
     }
 }
 

@@ -435,6 +435,13 @@ impl Lab {
         })))
     }
 
+    /// Whether an episode that ended with `raw_reward` succeeded (`env::is_success`, the one rule;
+    /// the views colour and keep by it).
+    #[wasm_bindgen(js_name = isSuccess)]
+    pub fn is_success(raw_reward: f64) -> bool {
+        crate::env::is_success(raw_reward)
+    }
+
     /// A one-line description of `action` on the page `observation` shows (step lists).
     #[wasm_bindgen(js_name = describeAction)]
     pub fn describe_action(observation: JsValue, action: JsValue) -> Result<String, JsValue> {

@@ -78,9 +78,10 @@ impl WorkflowEpisode {
     pub fn ret(&self) -> f64 {
         self.raw_reward
     }
-    /// Success as the paper counts it: raw reward +1.
+    /// Success by the lab's one rule (the paper's +1 with partial rewards disabled; a page's
+    /// partial credit above 0 counts, as MiniWoB++'s binary reward reads it).
     pub fn succeeded(&self) -> bool {
-        self.raw_reward >= 1.0
+        crate::env::is_success(self.raw_reward)
     }
     /// The (observation, action) pairs, in order.
     pub fn pairs(&self) -> impl Iterator<Item = (&Observation, &Action)> {

@@ -301,7 +301,7 @@ impl NeuralPolicy {
     pub async fn evaluate<E: Environment>(&mut self, env: &mut E, task: &TaskSpec, seeds: impl Iterator<Item = u32>) -> Result<f64, String> {
         let (mut wins, mut n) = (0, 0);
         for seed in seeds {
-            wins += (self.run_episode(env, task, seed, true).await?.ret >= 1.0) as u32;
+            wins += crate::env::is_success(self.run_episode(env, task, seed, true).await?.ret) as u32;
             n += 1;
         }
         Ok(if n == 0 { 0.0 } else { wins as f64 / n as f64 })

@@ -95,7 +95,7 @@ pub(super) fn from_lab_demo(demo: Demonstration, source: DemoSource, label: Stri
     if !matches!(demo.task, TaskSpec::Builtin { .. }) && !demo.task.is_miniwob() {
         return Err("workflow-guided exploration learns the lab's own tasks and the real MiniWoB++ pages; this demonstration is of another page".into());
     }
-    if demo.raw_reward < 1.0 {
+    if !crate::env::is_success(demo.raw_reward) {
         return Err(format!("{label}: its episode did not succeed (raw reward {}); workflows are induced from successful demonstrations only", demo.raw_reward));
     }
     Ok(Entry {

@@ -323,7 +323,7 @@ impl WgeSession {
                 raw_reward: last.raw_reward,
                 played: Some(Played { seed, data_mode: previous.data_mode, exact: true }),
             };
-            if entry.raw_reward < 1.0 {
+            if !crate::env::is_success(entry.raw_reward) {
                 return Err(js_err(format!("the scripted oracle failed on seed {seed} ({}): no demonstration", last.reason.unwrap_or_default())));
             }
             let i = state.borrow_mut().add(entry).map_err(js_err)?;

@@ -52,7 +52,7 @@ async fn replay_demo(env: &mut IframeEnv, task: &str, d: &SharedDemo) -> Result<
             let step = env.step(action).await.map_err(|e| e.to_string())?;
             steps.push(DemoStep { observation: obs, action: action.clone() });
             if step.done {
-                if i + 1 < d.actions.len() || step.raw_reward < 1.0 {
+                if i + 1 < d.actions.len() || !crate::env::is_success(step.raw_reward) {
                     return Err(format!("the page ended it after {} of its {} actions with raw reward {}", i + 1, d.actions.len(), step.raw_reward));
                 }
                 return Ok((steps, step));
@@ -105,7 +105,7 @@ impl Core {
                 let neural = match &mut copy {
                     Some(n) => {
                         let ep = n.run_episode(&mut env, &spec, seed, true).await?;
-                        Some(Outcome { success: ep.ret >= 1.0, raw_reward: ep.ret })
+                        Some(Outcome { success: crate::env::is_success(ep.ret), raw_reward: ep.ret })
                     }
                     None => None,
                 };
