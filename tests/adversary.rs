@@ -52,6 +52,32 @@ fn the_decoder_has_the_papers_shape_and_about_their_parameter_count() {
 }
 
 #[test]
+fn designs_over_ten_pages_validate_and_render() {
+    // The papers' K = 10 ("40 primitives across 10 web pages"): every sampled design validates,
+    // renders in the site simulator with its k + 1 pages, and takes a step.
+    use weblab::env::Environment;
+    let a = Adversary::new(AdversaryConfig { max_pages: 10, ..AdversaryConfig::default() }, ObjectiveConfig::new(Objective::Code), &dev(), 4).unwrap();
+    let mut sim = sims().pop().unwrap();
+    let mut rng = Rng::new(6);
+    let mut most = 0;
+    for i in 0..60 {
+        let p = block_on(a.sample(&mut rng)).unwrap();
+        let d = p.design();
+        assert_eq!(d.pages(), p.k + 1);
+        Design::from_json(&d.to_json()).unwrap_or_else(|e| panic!("design {i} does not validate: {e:?}"));
+        let task = weblab::navigator::train::site_task(&format!("k10-{i}"), d.clone());
+        let obs = block_on(Environment::reset(&mut sim, &task, i)).unwrap_or_else(|e| panic!("design {i} does not render: {e:?}"));
+        assert!(!obs.dom.nodes.is_empty());
+        let target = obs.dom.nodes.iter().find(|n| n.tag == "BUTTON" || n.tag.starts_with("INPUT")).map(|n| n.r#ref);
+        if let Some(r) = target {
+            block_on(Environment::step(&mut sim, &weblab::env::Action::Click(r))).unwrap();
+        }
+        most = most.max(d.pages());
+    }
+    assert!(most > 4, "some designs use more than DR's 4 pages: at most {most}");
+}
+
+#[test]
 fn every_sampled_design_is_valid_and_round_trips_through_the_design_format() {
     let a = adversary(Objective::FlexibleBPaired, 2);
     let cfg = &a.cfg;
