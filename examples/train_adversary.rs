@@ -19,11 +19,11 @@ use weblab::curriculum::{CurriculumLearning, DomainRandomization, Generator};
 use weblab::gminiwob::test_sites::TEST_SITES;
 use weblab::learn::checkpoint::Precision;
 use weblab::navigator::NavigatorConfig;
-use weblab::navigator::train::{judge_test_sites, sim_pool};
+use weblab::navigator::train::{PopulationGrids, judge_population, sim_pool};
 use weblab::util::block_on;
 
 use common::run_dir::{Point, Progress, RunDir, plot};
-use common::{Cli, Common, grid_mean, print_grid};
+use common::{Cli, Common, print_grid};
 
 const USAGE: &str = "\
 Usage: cargo run --release --example train_adversary -- GENERATOR [options]
@@ -309,12 +309,7 @@ fn run<G: Generator>(args: &Args, make: impl Fn() -> Result<G, String>, populati
             continue;
         }
         judged_at = train_s;
-        let mut grids = Vec::new();
-        for nav in &mut trainer.population {
-            grids.push(block_on(judge_test_sites(nav, args.common.judge_seeds, || std::future::ready(())))?);
-        }
-        let means: Vec<f64> = grids.iter().map(|g| grid_mean(g)).collect();
-        let top = (0..means.len()).fold(0, |b, i| if means[i] > means[b] { i } else { b });
+        let PopulationGrids { grids, means, best: top } = block_on(judge_population(&mut trainer.population, args.common.judge_seeds, || std::future::ready(())))?;
         println!(
             "  zero-shot grid means per navigator: {}; navigator {top}'s grid:",
             means.iter().map(|m| format!("{:.0}%", 100.0 * m)).collect::<Vec<_>>().join(" / ")

@@ -13,11 +13,11 @@ use weblab::gminiwob::test_sites::{TEST_SITES, test_site};
 use weblab::gminiwob::Design;
 use weblab::learn::checkpoint::Precision;
 use weblab::curriculum::train::{LoopConfig, PopulationTrainer};
-use weblab::navigator::train::{judge_test_sites, sim_pool};
+use weblab::navigator::train::{grid_mean, judge_test_sites, sim_pool};
 use weblab::navigator::{Head, Navigator, NavigatorConfig};
 use weblab::util::block_on;
 
-use common::{Cli, Common, grid_mean, print_grid};
+use common::{Cli, Common, print_grid};
 
 const USAGE: &str = "\
 Usage: cargo run --release --example train_navigator -- GENERATOR [options]

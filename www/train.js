@@ -621,9 +621,8 @@ export function initTrain(ctx) {
       endLive();
       if (request.agent === NAVIGATOR) {
         const d = e.detail;
-        const mean = lastGrid && lastGrid.success.flat().reduce((a, b) => a + b, 0) / lastGrid.success.flat().length;
         $('train-status').textContent = `Finished: ${fmtInt(d.env_steps)} env steps, ${fmtInt(d.updates)} updates, ${fmtInt(d.episodes)} episodes in ${d.elapsed_s.toFixed(0)} s` +
-          (lastGrid ? `; mean success on the test sites ${Math.round(100 * mean)}%` : '');
+          (lastGrid ? `; mean success on the test sites ${Math.round(100 * lastGrid.mean)}%` : '');
         persistStatus('done').finally(releaseRun);
         setButtons();
         return;

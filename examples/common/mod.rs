@@ -70,11 +70,6 @@ impl Common {
     }
 }
 
-/// The mean of a success grid's cells.
-pub fn grid_mean(grid: &[Vec<f64>]) -> f64 {
-    grid.iter().flatten().sum::<f64>() / (TEST_SITES.len() * LEVELS as usize) as f64
-}
-
 /// Prints a success grid (rows in `TEST_SITES` order), each line after `indent`.
 pub fn print_grid(indent: &str, grid: &[Vec<f64>]) {
     println!("{indent}{:<10} {}", "site", (0..LEVELS).map(|l| format!("level {l}")).collect::<Vec<_>>().join("  "));

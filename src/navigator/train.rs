@@ -120,6 +120,46 @@ pub async fn judge_test_sites<F: Future<Output = ()>>(
     Ok(rows)
 }
 
+/// A success grid's mean over its test sites × levels: the figure a navigator is ranked by.
+pub fn grid_mean(grid: &[Vec<f64>]) -> f64 {
+    grid.iter().flatten().sum::<f64>() / (TEST_SITES.len() * LEVELS as usize) as f64
+}
+
+/// A population judged on the test sites: every navigator's grid and mean, and the best one (the
+/// highest mean; the first on ties), the navigator a run reports and keeps.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PopulationGrids {
+    pub grids: Vec<Vec<Vec<f64>>>,
+    pub means: Vec<f64>,
+    pub best: usize,
+}
+
+impl PopulationGrids {
+    pub fn new(grids: Vec<Vec<Vec<f64>>>) -> Self {
+        let means: Vec<f64> = grids.iter().map(|g| grid_mean(g)).collect();
+        let best = (0..means.len()).fold(0, |b, i| if means[i] > means[b] { i } else { b });
+        PopulationGrids { grids, means, best }
+    }
+
+    /// The best navigator's grid.
+    pub fn best_grid(&self) -> &[Vec<f64>] {
+        &self.grids[self.best]
+    }
+}
+
+/// Every navigator of `population` judged by [`judge_test_sites`].
+pub async fn judge_population<F: Future<Output = ()>>(
+    population: &mut [Navigator],
+    seeds: u32,
+    mut after_cell: impl FnMut() -> F,
+) -> Result<PopulationGrids, String> {
+    let mut grids = Vec::with_capacity(population.len());
+    for nav in population {
+        grids.push(judge_test_sites(nav, seeds, &mut after_cell).await?);
+    }
+    Ok(PopulationGrids::new(grids))
+}
+
 #[cfg(test)]
 mod tests {
     use burn::prelude::Device;
@@ -127,6 +167,18 @@ mod tests {
     use super::*;
     use crate::navigator::NavigatorConfig;
     use crate::util::block_on;
+
+    /// The mean is over every cell, and the best is the highest mean, the first on ties.
+    #[test]
+    fn a_population_ranks_by_grid_mean_the_first_on_ties() {
+        let grid = |x: f64| vec![vec![x; LEVELS as usize]; TEST_SITES.len()];
+        // Levels 0 and 1 solved everywhere, 2 and 3 never: a mean of exactly 1/2.
+        let lopsided: Vec<Vec<f64>> = (0..TEST_SITES.len()).map(|_| (0..LEVELS).map(|l| if l < 2 { 1.0 } else { 0.0 }).collect()).collect();
+        let p = PopulationGrids::new(vec![grid(0.25), lopsided, grid(0.5)]);
+        assert_eq!(p.means, vec![0.25, 0.5, 0.5]);
+        assert_eq!(p.best, 1, "the first of the tied best");
+        assert_eq!(p.best_grid()[0], vec![1.0, 1.0, 0.0, 0.0]);
+    }
 
     /// The grid holds, site by site and level by level, what judging that test site alone gives,
     /// and yields after every cell.

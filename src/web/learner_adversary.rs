@@ -15,8 +15,8 @@ use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;
 
 use super::learner::{Flags, Next, SNAPSHOT_SCHEMA, TrainRequest, check_schema, choose_backend, message, post, serve_checkpoint, wait_while_paused};
-use super::learner_navigator::{NavLoop, NavProbe, NavRun, config as navigator_config, grid};
-use super::util::now_ms;
+use super::learner_navigator::{NavLoop, NavProbe, NavRun, config as navigator_config};
+use super::util::{now_ms, yield_now};
 use crate::adversary::history::PrimitiveHistory;
 use crate::adversary::Adversary;
 use crate::curriculum::{Generator, GeneratorSpec};
@@ -25,6 +25,7 @@ use crate::gminiwob::Design;
 use crate::gminiwob::test_sites::{LEVELS, TEST_SITES};
 use crate::learn::checkpoint::Precision;
 use crate::learn::Agent;
+use crate::navigator::train::judge_population;
 
 /// How many of the newest designs a progress message carries (the view's thumbnails).
 const DESIGNS_SHOWN: usize = 4;
@@ -189,18 +190,14 @@ pub(super) async fn run(req: TrainRequest, checkpoint: Option<Vec<u8>>, saved: O
             post(message("status", serde_json::json!({ "text": "judging the population on the test sites…" })));
             // Every navigator, greedily, as examples/train_adversary.rs does; the view shows the
             // best one's grid beside every navigator's mean.
-            let mut grids = Vec::new();
-            for nav in &mut trainer.population {
-                grids.push(grid(nav, req.judge_seeds).await?);
-            }
-            let cells = (TEST_SITES.len() * LEVELS as usize) as f64;
-            let means: Vec<f64> = grids.iter().map(|g| g.iter().flatten().sum::<f64>() / cells).collect();
-            best = (0..means.len()).fold(0, |b, i| if means[i] > means[b] { i } else { b });
+            let judged = judge_population(&mut trainer.population, req.judge_seeds, yield_now).await?;
+            best = judged.best;
             post(message(
                 "grid",
                 serde_json::json!({
-                    "sites": TEST_SITES, "levels": LEVELS, "success": grids[best], "env_steps": c.env_steps, "updates": c.updates,
-                    "seeds": req.judge_seeds, "navigator": best, "means": means, "iteration": trainer.iteration,
+                    "sites": TEST_SITES, "levels": LEVELS, "success": judged.best_grid(), "mean": judged.means[best],
+                    "env_steps": c.env_steps, "updates": c.updates, "seeds": req.judge_seeds, "navigator": best,
+                    "means": judged.means, "iteration": trainer.iteration,
                 }),
             ));
             last_judge = Some(now_ms());

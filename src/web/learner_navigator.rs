@@ -26,7 +26,7 @@ use crate::gminiwob::test_sites::{LEVELS, TEST_SITES};
 use crate::learn::Counters;
 use crate::learn::failures::EnvFailures;
 use crate::navigator::agent::probe_update;
-use crate::navigator::train::judge_test_sites;
+use crate::navigator::train::{grid_mean, judge_test_sites};
 use crate::navigator::{Navigator, NavigatorConfig};
 
 pub(super) struct NavProbe(pub(super) NavigatorConfig);
@@ -282,7 +282,10 @@ fn extend(msg: &mut serde_json::Value, extra: serde_json::Value) {
 fn post_grid(rows: &[Vec<f64>], c: Counters, seeds: u32) {
     post(message(
         "grid",
-        serde_json::json!({ "sites": TEST_SITES, "levels": LEVELS, "success": rows, "env_steps": c.env_steps, "updates": c.updates, "seeds": seeds }),
+        serde_json::json!({
+            "sites": TEST_SITES, "levels": LEVELS, "success": rows, "mean": grid_mean(rows), "env_steps": c.env_steps, "updates": c.updates,
+            "seeds": seeds,
+        }),
     ));
 }
 
