@@ -131,15 +131,30 @@ export function initTrain(ctx) {
     presetForTasks();
   }
 
-  // Table 3's buffer sizes and Table 2's T = 7 for social-media follow the task choice, unless
-  // edited or the reference code's preset is shown (its 100k buffer and T = 7 are for any tasks).
-  let referencePreset = false;
+  // The fields show a preset for the chosen tasks, as Rust fills it in (Lab.dqnPreset: the
+  // paper's buffer and T follow the tasks, the reference code's do not); a field a person edited
+  // keeps its value. A saved run's or a link's settings (preset null) are kept as they are.
+  let preset = 'paper';
+  const edited = new Set();
+  function usePreset(name) {
+    preset = name;
+    edited.clear();
+    buildHyper(Lab.dqnPreset(name, chosenTasks()));
+  }
+  function useConfig(cfg) {
+    preset = null;
+    edited.clear();
+    buildHyper(cfg);
+  }
   function presetForTasks() {
     const names = chosenTasks();
-    const cap = field('replay_capacity');
-    const t = field('gnn_steps');
-    if (!referencePreset && cap && (cap.value === '15000' || cap.value === '100000')) cap.value = names.length > 1 ? '100000' : '15000';
-    if (!referencePreset && t && (t.value === '3' || t.value === '7')) t.value = names.some((n) => n.startsWith('social-media')) ? '7' : '3';
+    if (preset) {
+      const shown = (input) => (input.type === 'checkbox' ? input.checked : input.value);
+      const kept = [...edited].map((key) => [key, shown(field(key))]);
+      buildHyper(Lab.dqnPreset(preset, names));
+      for (const [key, v] of kept) field(key)[field(key).type === 'checkbox' ? 'checked' : 'value'] = v;
+      if (kept.length) checkHyper();
+    }
     $('train-task-count').textContent = names.length > 1 ? `${names.length} tasks, one network, one replay buffer` : '';
     showChosen();
   }
@@ -195,7 +210,7 @@ export function initTrain(ctx) {
       }
       input.dataset.key = key;
       input.setAttribute('aria-label', key);
-      input.addEventListener('change', checkHyper);
+      input.addEventListener('change', () => { edited.add(key); checkHyper(); });
       box.append(name, input);
     }
     checkHyper();
@@ -789,10 +804,9 @@ export function initTrain(ctx) {
     setButtons();
   });
   $('train-paper-set').addEventListener('click', () => chooseTasks(PAPER_MULTITASK));
-  $('hyper-reset').addEventListener('click', () => { referencePreset = false; buildHyper(defaults); presetForTasks(); });
-  $('hyper-reference').addEventListener('click', () => { referencePreset = true; buildHyper(Lab.referenceCodeDqnConfig()); presetForTasks(); });
-  // Its buffer and T follow the chosen tasks, as the paper's defaults do.
-  $('hyper-fast-tab').addEventListener('click', () => { referencePreset = false; buildHyper(Lab.fastTabDqnConfig()); presetForTasks(); });
+  $('hyper-reset').addEventListener('click', () => usePreset('paper'));
+  $('hyper-reference').addEventListener('click', () => usePreset('reference-code'));
+  $('hyper-fast-tab').addEventListener('click', () => usePreset('fast-tab'));
 
   $('train-agent').addEventListener('change', () => setMode($('train-agent').value));
   $('train-generator').addEventListener('change', syncGenerator);
@@ -859,7 +873,7 @@ export function initTrain(ctx) {
   }
 
   taskOptions();
-  buildHyper(defaults);
+  usePreset('paper');
   siteOptions();
   showGenerator({ kind: 'dr' });
   buildNav(navDefaults);
@@ -914,8 +928,8 @@ export function initTrain(ctx) {
         showGrid(lastGrid);
         curriculum.load(saved.curriculum);
       } else {
+        useConfig(saved.request.config);
         chooseTasks(saved.request.tasks.map(ctx.taskKey));
-        buildHyper(saved.request.config);
         $('train-frames').value = String(saved.request.frames);
       }
       run = { request: saved.request, status: saved.status, env_steps: saved.env_steps, updates: saved.updates, backend: saved.backend, reason: saved.reason };
@@ -976,7 +990,7 @@ export function initTrain(ctx) {
       await restored;
       if (session?.running) return;
       setMode(DQN);
-      if (state.config) buildHyper(state.config);
+      if (state.config) useConfig(state.config);
       chooseTasks([ctx.taskKey(state.task)]);
       ctx.message('The link set up a training run: press Start to train with these settings.', 'info');
     },

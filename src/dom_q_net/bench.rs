@@ -38,13 +38,7 @@ pub struct UpdateBench {
 
 /// The preset by its benchmark name: `paper`, `reference-code`, `code-sizes` or `fast-tab`.
 pub fn preset(name: &str) -> Result<DqnConfig, String> {
-    match name {
-        "paper" => Ok(DqnConfig::default()),
-        "reference-code" => Ok(DqnConfig::reference_code()),
-        "code-sizes" => Ok(DqnConfig::code_sizes()),
-        "fast-tab" => Ok(DqnConfig::fast_tab()),
-        other => Err(format!("unknown preset {other} (paper, reference-code, code-sizes or fast-tab)")),
-    }
+    DqnConfig::named(name)
 }
 
 /// Times `updates` updates after [`WARMUP`] with `cfg` on `device` (an autodiff device), by

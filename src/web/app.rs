@@ -736,6 +736,13 @@ impl Lab {
         to_js(&DqnConfig::fast_tab())
     }
 
+    /// The preset `name` (paper, reference-code, code-sizes or fast-tab) for training on `tasks`
+    /// (names): the paper's buffer and T follow the tasks ([`DqnConfig::named_for_tasks`]).
+    #[wasm_bindgen(js_name = dqnPreset)]
+    pub fn dqn_preset(name: String, tasks: Vec<String>) -> Result<JsValue, JsValue> {
+        DqnConfig::named_for_tasks(&name, &tasks).map(|c| to_js(&c)).map_err(js_err)
+    }
+
     /// Times DOM-Q-Net's update on the CPU backend in this tab, phase by phase, with the
     /// simulator's pages (`dom_q_net::bench`; `bench-dqn --update-profile`). A benchmark: it
     /// runs on the calling thread. `preset`: paper, reference-code, code-sizes or fast-tab.

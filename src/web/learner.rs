@@ -10,7 +10,7 @@
 //! update), stop, and checkpoint requests (served while paused too).
 //!
 //! The page's build (without the `learner` feature) keeps only what the page calls here
-//! (`checkSnapshotSchema`, `dqnConfigFor`); the training loop is compiled there but never
+//! (`checkSnapshotSchema`, `checkTrainRequest`); the training loop is compiled there but never
 //! exported, so the linker drops it.
 #![cfg_attr(not(feature = "learner"), allow(dead_code, unused_imports))]
 
@@ -98,13 +98,6 @@ fn read_request(request: &JsValue, folders: &[String]) -> Result<TrainRequest, S
 #[wasm_bindgen(js_name = checkTrainRequest)]
 pub fn check_train_request(request: JsValue) -> Result<(), JsValue> {
     read_request(&request, &super::app::typed_folders()).map(|_| ()).map_err(|e| JsValue::from_str(&e))
-}
-
-/// The paper's agent config for training on `tasks` (names) together: what a request without a
-/// config trains with.
-#[wasm_bindgen(js_name = dqnConfigFor)]
-pub fn dqn_config_for(tasks: Vec<String>) -> JsValue {
-    to_js(&DqnConfig::for_tasks(&tasks))
 }
 
 #[derive(Default)]

@@ -131,6 +131,13 @@ test('the hyperparameter editor offers the paper\'s, the reference code\'s and t
     await page.click('#hyper-fast-tab');
     assert.deepEqual([await value('batch_size'), await value('learning_rate'), await value('solved_task_rest'), await value('local_text_embedding'),
       await value('replay_capacity')], ['32', '0.0003', '24', false, '100000']);
+    // A field a person edited keeps its value when the tasks change; the preset's buffer and T
+    // follow them (one social-media task: 15k, T = 7).
+    await page.fill('#hyper-fields [data-key="batch_size"]', '16');
+    await page.dispatchEvent('#hyper-fields [data-key="batch_size"]', 'change');
+    await page.$$eval('#train-tasks input', (boxes) => boxes.forEach((b) => { b.checked = b.value === 'social-media'; b.dispatchEvent(new Event('change')); }));
+    assert.deepEqual([await value('batch_size'), await value('gnn_steps'), await value('replay_capacity'), await value('learning_rate')],
+      ['16', '7', '15000', '0.0003']);
     assert.deepEqual(errors, []);
   });
 });

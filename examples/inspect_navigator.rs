@@ -1,0 +1,70 @@
+//! What a navigator does on a test site: greedy episodes on the site simulator, step by step
+//! (the field it used, the element it acted on, the shaped reward), and how each ended. For
+//! finding out why a cell of the success grid stays low.
+//!
+//! cargo run --release --example inspect_navigator -- CHECKPOINT.wln SITE-LEVEL [episodes (5)]
+
+use burn::prelude::Device;
+use weblab::env::{Action, Environment, Observation};
+use weblab::gminiwob::test_sites::test_site;
+use weblab::navigator::Navigator;
+use weblab::navigator::features::EpisodeMemory;
+use weblab::navigator::train::{JUDGE_SEEDS_FROM, sim_pool, site_task};
+use weblab::util::block_on;
+
+fn describe(obs: &Observation, action: &Action) -> String {
+    let (verb, r, value) = match action {
+        Action::SetValue(r, v) => ("set", *r, Some(v.as_str())),
+        Action::Click(r) => ("click", *r, None),
+        other => return format!("{other:?}"),
+    };
+    let el = obs.dom.nodes.iter().find(|n| n.r#ref == r);
+    let what = el.map_or("?".to_string(), |n| {
+        let text: String = n.text.chars().take(24).collect();
+        format!("<{}{}{}>{}", n.tag, if n.id.is_empty() { String::new() } else { format!(" #{}", n.id) }, n.classes.first().map_or(String::new(), |c| format!(" .{c}")), text)
+    });
+    match value {
+        Some(v) => format!("{verb} {what} := {v:?}"),
+        None => format!("{verb} {what}"),
+    }
+}
+
+fn main() -> Result<(), String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [file, cell, rest @ ..] = args.as_slice() else {
+        return Err("usage: inspect_navigator CHECKPOINT.wln SITE-LEVEL [episodes]".into());
+    };
+    let episodes: u32 = rest.first().map_or(Ok(5), |s| s.parse().map_err(|_| format!("bad episode count {s}")))?;
+    let (site, level) = cell.rsplit_once('-').ok_or("SITE-LEVEL, e.g. payment-0")?;
+    let level: u32 = level.parse().map_err(|_| format!("bad level in {cell}"))?;
+    let design = test_site(site, level).ok_or_else(|| format!("no test site {cell}"))?;
+    let bytes = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
+    let (mut nav, _) = Navigator::load(&bytes, &Device::flex().autodiff(), 1).map_err(|e| e.to_string())?;
+    let task = site_task(cell, design);
+    let mut env = sim_pool(1).pop().expect("a simulator");
+    block_on(async {
+        for seed in JUDGE_SEEDS_FROM..JUDGE_SEEDS_FROM + episodes {
+            let mut obs = Environment::reset(&mut env, &task, seed).await.map_err(|e| e.to_string())?;
+            println!("seed {seed}: instruction {:?}", obs.instruction);
+            let mut memory = EpisodeMemory::default();
+            loop {
+                let state = nav.encode(&obs, &mut memory, false);
+                let Some(choice) = nav.act(&state, true).await? else {
+                    println!("  no open choice");
+                    break;
+                };
+                let action = state.action(choice);
+                let line = describe(&obs, &action);
+                let step = Environment::step(&mut env, &action).await.map_err(|e| e.to_string())?;
+                memory.acted(&state, choice);
+                println!("  {line}  r {:+.2}", step.learning_reward());
+                if step.done {
+                    println!("  ended: raw {} {}", step.raw_reward, step.reason.unwrap_or_default());
+                    break;
+                }
+                obs = step.observation;
+            }
+        }
+        Ok::<(), String>(())
+    })
+}
