@@ -36,6 +36,8 @@ Usage: cargo run --release --example train_adversary -- GENERATOR [options]
   --episodes M (per navigator per design; default CoDE's 2)  --population N (DR/CL: 1)
   --designs D (designs per iteration, played side by side; default 1, the papers')
   --sequential (the navigators take turns on one thread; default: a thread each)
+  --revive-after N (a navigator N episodes without a success, while another succeeded within
+    N, restarts as a copy of that one; default: never, the papers; see LoopConfig::revive_after)
   --nav-config JSON  --adversary-config JSON (partial configs)
   --snapshot FILE (write the whole run at the end)  --resume FILE (continue one)
   --run-dir DIR (a long run's folder: the run's snapshot every --snapshot-every S s of wall-clock
@@ -95,6 +97,7 @@ fn parse() -> Result<Args, String> {
             "--report-every" => a.report_every_s = Some(cli.num(&flag)?),
             "--episodes" => a.loop_cfg.episodes = cli.num(&flag)? as usize,
             "--designs" => a.loop_cfg.designs = cli.num(&flag)? as usize,
+            "--revive-after" => a.loop_cfg.revive_after = Some(cli.num(&flag)? as u64),
             "--sequential" => a.sequential = true,
             "--run-dir" => a.run_dir = Some(cli.value(&flag)?),
             "--snapshot-every" => a.snapshot_every_s = cli.num(&flag)?,
@@ -196,7 +199,11 @@ fn run<G: Generator>(args: &Args, make: impl Fn() -> Result<G, String>, populati
         trainer.population[0].model().parameter_count(),
         trainer.cfg.episodes,
         trainer.cfg.designs,
-        if args.sequential { "navigators in turn" } else { "a thread per navigator" },
+        match (args.sequential, trainer.cfg.revive_after) {
+            (true, None) => "navigators in turn".to_string(),
+            (false, None) => "a thread per navigator".to_string(),
+            (seq, Some(n)) => format!("{}, a navigator revived after {n} episodes without a success", if seq { "navigators in turn" } else { "a thread per navigator" }),
+        },
         args.common.minutes,
         args.common.judge_seeds
     );
@@ -214,6 +221,9 @@ fn run<G: Generator>(args: &Args, make: impl Fn() -> Result<G, String>, populati
         let t = Instant::now();
         let it = if args.sequential { block_on(trainer.step(&mut envs))? } else { trainer.step_parallel(&mut envs)? };
         train_s += t.elapsed().as_secs_f64();
+        for &(i, source) in &it.revived {
+            println!("  navigator {i} revived as a copy of navigator {source} (iteration {}, {:.0} s of training)", it.iteration, train_s);
+        }
         window.add(&it);
         total.add(&it);
         for design in &it.designs {

@@ -86,7 +86,7 @@ fn run<G: Generator>(args: &Args, generator: G) -> Result<(), String> {
     let nav = Navigator::new(args.config.clone(), &Device::flex().autodiff(), args.common.seed)?;
     let name = generator.name();
     // A navigator alone is a population of one; M is its episodes_per_update.
-    let loop_cfg = LoopConfig { episodes: args.config.episodes_per_update, designs: args.designs };
+    let loop_cfg = LoopConfig { episodes: args.config.episodes_per_update, designs: args.designs, ..LoopConfig::default() };
     let mut trainer = PopulationTrainer::new(vec![nav], generator, loop_cfg.clone(), args.common.seed)?;
     let mut sims = sim_pool(loop_cfg.episodes * loop_cfg.designs);
     let c = &args.config;

@@ -332,3 +332,53 @@ fn navigators_on_their_own_threads_learn_what_they_learn_in_turn() {
     };
     assert_eq!(run(true), run(false));
 }
+
+#[test]
+fn a_navigator_long_without_a_success_is_revived_from_the_one_that_succeeded_last() {
+    use weblab::curriculum::train::revivals;
+    assert_eq!(revivals(&[10, 3], 5), vec![(0, 1)]);
+    assert_eq!(revivals(&[10, 12], 5), vec![], "nobody succeeded lately: nobody to copy");
+    assert_eq!(revivals(&[5, 2, 2, 7], 5), vec![(0, 1), (3, 1)], "the most recent success, the first on ties");
+    assert_eq!(revivals(&[0, 4], 5), vec![]);
+}
+
+#[test]
+fn a_revived_navigator_is_a_copy_of_its_source_with_its_own_sampling_and_the_run_resumes_exactly() {
+    use weblab::env::Environment;
+    use weblab::gminiwob::test_sites::test_site;
+    use weblab::navigator::features::EpisodeMemory;
+    use weblab::navigator::train::site_task;
+
+    let cfg = LoopConfig { revive_after: Some(500), ..LoopConfig::default() };
+    assert!(LoopConfig { revive_after: Some(0), ..cfg.clone() }.validate().is_err());
+    let t = PopulationTrainer::new(population(&nav_config(), 2, &dev(), 9).unwrap(), adversary(Objective::Code, 9), cfg.clone(), 9).unwrap();
+    // Navigator 0 has gone 1,000 episodes without a success, navigator 1 succeeded just now.
+    let mut state = t.state();
+    state.since_success = vec![1_000, 0];
+    let mut t = PopulationTrainer::from_state(t.population, adversary(Objective::Code, 9), cfg, &state).unwrap();
+    let mut env = sims();
+    let it = block_on(t.step(&mut env)).unwrap();
+    assert!(it.episodes[0].iter().all(|e| !e.success()), "this seed's iteration has no success for navigator 0");
+    assert_eq!(it.revived, vec![(0, 1)]);
+    let since = t.state().since_success;
+    assert_eq!(since[0], since[1], "it takes its source's count");
+    assert!(since[1] <= 2);
+
+    // The same weights and vocabulary: the same policy on a page; its own sampling stream.
+    let mut sim = sim_pool(1).pop().unwrap();
+    let obs = block_on(Environment::reset(&mut sim, &site_task("login-0", test_site("login", 0).unwrap()), 3)).unwrap();
+    let [a, b] = &mut t.population[..] else { panic!("two navigators") };
+    assert_eq!(a.vocab, b.vocab);
+    let (sa, sb) = (a.encode(&obs, &mut EpisodeMemory::default(), false), b.encode(&obs, &mut EpisodeMemory::default(), false));
+    assert_eq!(block_on(a.policy(&sa)).unwrap(), block_on(b.policy(&sb)).unwrap());
+    assert_ne!(a.rng_state(), b.rng_state());
+
+    // It learns on, and a snapshot carries the counts since a success.
+    let snapshot = block_on(t.snapshot()).unwrap();
+    let it = block_on(t.step(&mut env)).unwrap();
+    assert!(it.updates.iter().all(|u| u.loss.is_finite()));
+    let mut resumed = PopulationTrainer::resume(&snapshot, adversary(Objective::Code, 1), &dev()).unwrap();
+    let again = block_on(resumed.step(&mut sims())).unwrap();
+    assert_eq!((again.episodes, again.revived), (it.episodes, it.revived));
+    assert_eq!(resumed.state(), t.state());
+}

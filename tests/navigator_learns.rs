@@ -24,13 +24,13 @@ fn sim() -> Vec<SiteSim> {
 /// A navigator alone: a population of one, M = its episodes_per_update, one design an iteration.
 fn alone<G: Generator>(nav: Navigator, generator: G, seed: u64) -> PopulationTrainer<G> {
     let m = nav.cfg.episodes_per_update;
-    PopulationTrainer::new(vec![nav], generator, LoopConfig { episodes: m, designs: 1 }, seed).unwrap()
+    PopulationTrainer::new(vec![nav], generator, LoopConfig { episodes: m, designs: 1, ..LoopConfig::default() }, seed).unwrap()
 }
 
 /// The loop's counters and the lone navigator's learner state, as the tab keeps them.
 fn resume_alone<G: Generator>(nav: Navigator, generator: G, state: &PopState) -> PopulationTrainer<G> {
     let m = nav.cfg.episodes_per_update;
-    PopulationTrainer::from_state(vec![nav], generator, LoopConfig { episodes: m, designs: 1 }, state).unwrap()
+    PopulationTrainer::from_state(vec![nav], generator, LoopConfig { episodes: m, designs: 1, ..LoopConfig::default() }, state).unwrap()
 }
 
 #[test]

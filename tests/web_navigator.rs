@@ -72,7 +72,7 @@ async fn judging_is_greedy_repeatable_and_learns_nothing() {
 async fn a_training_iteration_runs_on_live_pages() {
     let mut env = env();
     let nav = Navigator::new(small(), &Device::flex().autodiff(), 3).unwrap();
-    let loop_cfg = LoopConfig { episodes: nav.cfg.episodes_per_update, designs: 1 };
+    let loop_cfg = LoopConfig { episodes: nav.cfg.episodes_per_update, designs: 1, ..LoopConfig::default() };
     let mut trainer = PopulationTrainer::new(vec![nav], Fixed(test_site("payment", 0).unwrap()), loop_cfg, 3).unwrap();
     for _ in 0..2 {
         let it = trainer.step(std::slice::from_mut(&mut env)).await.unwrap();

@@ -39,11 +39,20 @@ pub struct LoopConfig {
     /// adversary one on all D designs (synchronous A2C with a batch of D designs). Our choice
     /// for speed on a CPU, where one forward over many states costs little more than one.
     pub designs: usize,
+    /// Revive a navigator that stopped succeeding: after this many of its episodes in a row
+    /// without a success, while another navigator succeeded within as many of its own, it
+    /// restarts as a copy of that one (weights, vocabulary, Adam; its own sampling stream and
+    /// counters, so the two part again). `None`: never, as in the papers. Our addition,
+    /// population-based training's exploit step (Jaderberg et al. 2017): with A2C one navigator
+    /// of two settled on submitting at once (return −1 on every design) in every population run
+    /// we made, and the flexible regret max − mean is then the other one's return, which pays
+    /// the adversary for designs that one already solves (docs/benchmarks-code.md §5).
+    pub revive_after: Option<u64>,
 }
 
 impl Default for LoopConfig {
     fn default() -> Self {
-        LoopConfig { episodes: 2, designs: 1 }
+        LoopConfig { episodes: 2, designs: 1, revive_after: None }
     }
 }
 
@@ -55,8 +64,21 @@ impl LoopConfig {
         if !(1..=256).contains(&self.designs) {
             return Err(format!("designs (D) must be 1 to 256, not {}", self.designs));
         }
+        if self.revive_after == Some(0) {
+            return Err("revive_after must be at least 1 episode".into());
+        }
         Ok(())
     }
+}
+
+/// Which navigators to revive, and from which: (revived, source) pairs. `since_success[i]` is
+/// navigator i's episodes since its last success; one at `window` or more is revived from the
+/// navigator with the most recent success, if that one succeeded within `window` (the first on
+/// ties). Nobody is revived while no navigator has succeeded lately.
+pub fn revivals(since_success: &[u64], window: u64) -> Vec<(usize, usize)> {
+    let live = (0..since_success.len()).filter(|&j| since_success[j] < window).min_by_key(|&j| since_success[j]);
+    let Some(source) = live else { return Vec::new() };
+    (0..since_success.len()).filter(|&i| since_success[i] >= window).map(|i| (i, source)).collect()
 }
 
 /// `size` fresh navigators; navigator i is seeded with `seed`·1000 + i.
@@ -77,6 +99,9 @@ pub struct PopIteration {
     pub updates: Vec<UpdateStats>,
     /// What a learning generator made of each design (empty for the others).
     pub reports: Vec<GeneratorReport>,
+    /// Navigators revived after this iteration, as (revived, source) ([`LoopConfig::revive_after`]).
+    #[serde(default)]
+    pub revived: Vec<(usize, usize)>,
 }
 
 impl PopIteration {
@@ -110,6 +135,10 @@ pub struct PopState {
     pub design_rng: u64,
     /// Each navigator's sampling generator.
     pub sampling_rngs: Vec<u64>,
+    /// Each navigator's episodes since its last success (empty: none yet, or a run saved before
+    /// navigators could be revived).
+    #[serde(default)]
+    pub since_success: Vec<u64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -131,6 +160,8 @@ pub struct PopulationTrainer<G: Generator> {
     pub iteration: u64,
     /// Designs proposed so far (schedules such as CL's read it).
     pub designs: u64,
+    /// Each navigator's episodes since its last success.
+    since_success: Vec<u64>,
 }
 
 /// One navigator's part of an iteration: what it played and how it learned.
@@ -174,6 +205,7 @@ impl<G: Generator> PopulationTrainer<G> {
             next_seed: 0,
             design_rng: Rng::new(seed ^ 0x706f_7075_6c61_7469).state(),
             sampling_rngs: population.iter().map(|n| n.rng_state()).collect(),
+            since_success: Vec::new(),
         };
         Self::from_state(population, generator, cfg, &state)
     }
@@ -191,6 +223,11 @@ impl<G: Generator> PopulationTrainer<G> {
         for (nav, &rng) in population.iter_mut().zip(&state.sampling_rngs) {
             nav.set_rng_state(rng);
         }
+        let since_success = match state.since_success.len() {
+            0 => vec![0; population.len()],
+            n if n == population.len() => state.since_success.clone(),
+            n => return Err(format!("the saved run counts episodes since a success for {n} navigators, not {}", population.len())),
+        };
         Ok(PopulationTrainer {
             population,
             generator,
@@ -199,6 +236,7 @@ impl<G: Generator> PopulationTrainer<G> {
             next_seed: state.next_seed % JUDGE_SEEDS_FROM,
             iteration: state.iteration,
             designs: state.designs.unwrap_or(state.iteration),
+            since_success,
         })
     }
 
@@ -209,6 +247,7 @@ impl<G: Generator> PopulationTrainer<G> {
             next_seed: self.next_seed,
             design_rng: self.rng.state(),
             sampling_rngs: self.population.iter().map(|n| n.rng_state()).collect(),
+            since_success: self.since_success.clone(),
         }
     }
 
@@ -220,7 +259,9 @@ impl<G: Generator> PopulationTrainer<G> {
         for nav in &mut self.population {
             learned.push(play_and_learn(envs, nav, &tasks, &seeds).await?);
         }
-        self.finish(designs, learned)
+        let it = self.finish(designs, learned)?;
+        self.revive(&it.revived).await?;
+        Ok(it)
     }
 
     /// [`Self::step`] with each navigator on its own thread and its own share of `envs` (at
@@ -244,7 +285,29 @@ impl<G: Generator> PopulationTrainer<G> {
             handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("a navigator's thread panicked".into()))).collect()
         });
         let learned = learned.into_iter().collect::<Result<Vec<_>, _>>()?;
-        self.finish(designs, learned)
+        let it = self.finish(designs, learned)?;
+        crate::util::block_on(self.revive(&it.revived))?;
+        Ok(it)
+    }
+
+    /// Makes each revived navigator a copy of its source (weights, vocabulary, Adam and, under
+    /// DQN, target network and replay), keeping its own sampling stream and counters.
+    async fn revive(&mut self, pairs: &[(usize, usize)]) -> Result<(), String> {
+        for &(i, source) in pairs {
+            let from = &self.population[source];
+            let bytes = from.save(self.generator.name(), Precision::Full).await?;
+            let learner = from.optimizer_state().await?;
+            let old = &self.population[i];
+            let (mut nav, _) = Navigator::load(&bytes, &old.model().device(), 0).map_err(|e| e.to_string())?;
+            if let Some(state) = learner {
+                nav.load_optimizer_state(&state)?;
+            }
+            nav.set_rng_state(old.rng_state());
+            nav.counters = old.counters;
+            self.population[i] = nav;
+            self.since_success[i] = self.since_success[source];
+        }
+        Ok(())
     }
 
     /// The iteration's designs, their tasks and the episodes' seeds (M per design, design order).
@@ -283,8 +346,14 @@ impl<G: Generator> PopulationTrainer<G> {
             return Err(format!("the {} generator failed: {e}", self.generator.name()));
         }
         let fields = (0..designs.len()).map(|d| learned.iter().find_map(|l| l.fields[d]).unwrap_or(0)).collect();
+        for (since, l) in self.since_success.iter_mut().zip(&learned) {
+            for e in &l.episodes {
+                *since = if e.success() { 0 } else { *since + 1 };
+            }
+        }
+        let revived = self.cfg.revive_after.map_or_else(Vec::new, |w| revivals(&self.since_success, w));
         let (episodes, updates) = learned.into_iter().map(|l| (l.episodes, l.update)).unzip();
-        let it = PopIteration { iteration: self.iteration, designs, fields, episodes, updates, reports: self.generator.reports() };
+        let it = PopIteration { iteration: self.iteration, designs, fields, episodes, updates, reports: self.generator.reports(), revived };
         self.iteration += 1;
         Ok(it)
     }

@@ -72,7 +72,7 @@ impl SavedNavRun {
     }
 
     fn state(&self) -> PopState {
-        PopState { iteration: self.iteration, designs: self.designs, next_seed: self.next_seed, design_rng: self.design_rng, sampling_rngs: vec![self.sampling_rng] }
+        PopState { iteration: self.iteration, designs: self.designs, next_seed: self.next_seed, design_rng: self.design_rng, sampling_rngs: vec![self.sampling_rng], since_success: Vec::new() }
     }
 }
 
@@ -308,7 +308,7 @@ pub(super) async fn run(
     };
     let resumed = saved.is_some();
     // Alone, M is the navigator's episodes_per_update, one design an iteration.
-    let loop_cfg = LoopConfig { episodes: navigator.cfg.episodes_per_update, designs: 1 };
+    let loop_cfg = LoopConfig { episodes: navigator.cfg.episodes_per_update, designs: 1, ..LoopConfig::default() };
     let mut trainer = match saved {
         Some(json) => {
             let saved: SavedNavRun = serde_json::from_str(&json).map_err(|e| format!("the saved run is damaged: {e}"))?;
