@@ -14,10 +14,6 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // The page of a generated site (the reward panel is added beside it by fitFrame).
 const SITE_SIZE = [400, 640];
-const MAX_PAGES = 10;
-const MAX_PLACED = 80;
-const NAME_MAX = 60;
-const NAME_RE = /^[\p{L}\p{N} ._-]+$/u;
 const POLICIES = { oracle: 'the scripted oracle', random: 'the random policy', navigator: 'the navigator' };
 
 function el(tag, attrs = {}, ...children) {
@@ -32,13 +28,6 @@ function el(tag, attrs = {}, ...children) {
   return e;
 }
 
-export function nameProblem(name) {
-  if (!name.trim()) return 'Give the site a name.';
-  if ([...name].length > NAME_MAX) return `A site's name is at most ${NAME_MAX} characters.`;
-  if (!NAME_RE.test(name)) return "A site's name holds only letters, digits, spaces, '-', '_' and '.'.";
-  return null;
-}
-
 const signed = (x) => (x > 0 ? '+' : x < 0 ? '−' : '±') + Math.abs(x).toFixed(2);
 
 export function initDesign(ctx) {
@@ -47,6 +36,9 @@ export function initDesign(ctx) {
   const byIndex = new Map(primitives.map((p) => [p.index, p]));
   const byName = new Map(primitives.map((p) => [p.name, p]));
   const sites = Lab.testSites();
+  // What a design and its name may hold, and the name check, as Rust decides them.
+  const { max_pages: MAX_PAGES, max_placed: MAX_PLACED, name_max: NAME_MAX } = Lab.designLimits();
+  const nameProblem = (name) => Lab.siteNameProblem(name) ?? null;
 
   // The composition.
   let pages = [[]]; // primitive indices per page, in order

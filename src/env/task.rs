@@ -174,6 +174,20 @@ pub fn generated_page() -> &'static str {
     PAGE.get_or_init(|| inline_core(embedded("gminiwob.html").expect("tasks/gminiwob.html")))
 }
 
+/// What is wrong with `name` as a generated site's name (1 to [`MAX_SITE_NAME`] letters, digits,
+/// spaces, `-`, `_`, `.` or `×`), in words for the person who typed it; `None` when it is fine.
+pub fn site_name_problem(name: &str) -> Option<String> {
+    if name.trim().is_empty() {
+        Some("Give the site a name.".into())
+    } else if name.chars().count() > MAX_SITE_NAME {
+        Some(format!("A site's name is at most {MAX_SITE_NAME} characters."))
+    } else if !name.chars().all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | ' ' | '×')) {
+        Some("A site's name holds only letters, digits, spaces, '-', '_' and '.'.".into())
+    } else {
+        None
+    }
+}
+
 impl TaskSpec {
     /// One of the lab's own tasks; an unknown name is an error.
     pub fn builtin(name: &str) -> Result<Self, EnvError> {
@@ -213,10 +227,7 @@ impl TaskSpec {
     /// For generated sites: the label must be short plain text (it is shown and logged).
     pub fn check_generated_name(&self) -> Result<(), EnvError> {
         if let TaskSpec::Generated { name, .. } = self {
-            let plain = !name.trim().is_empty()
-                && name.chars().count() <= MAX_SITE_NAME
-                && name.chars().all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | ' ' | '×'));
-            if !plain {
+            if site_name_problem(name).is_some() {
                 let shown: String = name.chars().take(MAX_SITE_NAME).collect();
                 return Err(EnvError::UnknownTask(format!(
                     "{shown} (a generated site's name is 1 to {MAX_SITE_NAME} letters, digits, spaces, '-', '_' or '.')"
@@ -320,6 +331,16 @@ pub fn inline_core(html: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_site_name_problem_is_named_in_words() {
+        assert_eq!(site_name_problem("login × 2, level 3"), Some("A site's name holds only letters, digits, spaces, '-', '_' and '.'.".into()));
+        assert_eq!(site_name_problem("login × 2 level 3"), None);
+        assert_eq!(site_name_problem("Café 2"), None, "letters of any script");
+        assert_eq!(site_name_problem("  "), Some("Give the site a name.".into()));
+        assert!(site_name_problem(&"x".repeat(MAX_SITE_NAME + 1)).unwrap().contains("at most 60"));
+        assert!(TaskSpec::generated("a<b", Design::from_entries(Some(1), &[]).unwrap()).is_err());
+    }
 
     #[test]
     fn registry_lists_pages_that_exist() {

@@ -9,7 +9,9 @@ use super::app::Lab;
 use super::remote::to_js;
 use crate::gminiwob::primitive::{InputType, Kind, PRIMITIVES, Slot};
 use crate::gminiwob::test_sites::{LEVELS, RandomDesign, TEST_SITES, test_site};
+use crate::env::task::MAX_SITE_NAME;
 use crate::gminiwob::Design;
+use crate::gminiwob::design::{MAX_PAGES, MAX_PLACED};
 use crate::rng::Rng;
 
 #[derive(Serialize)]
@@ -62,6 +64,19 @@ impl Lab {
             })
             .collect();
         to_js(&list)
+    }
+
+    /// The limits a design and its name keep, for the editor to show: most pages, most placed
+    /// primitives, the longest name.
+    #[wasm_bindgen(js_name = designLimits)]
+    pub fn design_limits() -> JsValue {
+        to_js(&serde_json::json!({ "max_pages": MAX_PAGES, "max_placed": MAX_PLACED, "name_max": MAX_SITE_NAME }))
+    }
+
+    /// What is wrong with `name` as a site's name, in words; `undefined` when it is fine.
+    #[wasm_bindgen(js_name = siteNameProblem)]
+    pub fn site_name_problem(name: String) -> Option<String> {
+        crate::env::task::site_name_problem(&name)
     }
 
     /// The test sites' names and the number of difficulty levels.
