@@ -66,6 +66,8 @@ function successColor(v) {
 export function initTrain(ctx) {
   const { lab, Lab } = ctx;
   const defaults = Lab.defaultDqnConfig();
+  // When a task counts as solved (Rust's rule), in words.
+  const solveRule = (({ rate, window }) => `${Math.round(100 * rate)}% of ${window}`)(Lab.dqnSolveRule());
   const navDefaults = Lab.defaultNavigatorConfig();
   const testSites = Lab.testSites(); // {sites, levels}
   let session = null;
@@ -464,7 +466,7 @@ export function initTrain(ctx) {
     const solved = p.tasks.filter((t) => t.solved_at_frames != null).map((t) => `${t.task} at ${fmtInt(t.solved_at_frames)}`);
     const rates = p.tasks.map((t) => `${t.task} ${t.stats.episodes ? Math.round(100 * t.stats.success_rate_100) + '%' : '–'}`);
     $('train-status').textContent = `${p.paused ? 'Paused' : 'Training'} · ${fmtInt(p.episodes)} episodes · ${rates.join(', ')}` +
-      (solved.length ? ` · solved (90% of 100): ${solved.join(', ')}` : '') + envFailures(p, (k) => p.tasks[k]?.task);
+      (solved.length ? ` · solved (${solveRule}): ${solved.join(', ')}` : '') + envFailures(p, (k) => p.tasks[k]?.task);
     if (p.warnings && p.warnings.length) ctx.message(`Training: ${p.warnings[0]}`, 'info');
     showCounters();
     drawCharts();
@@ -644,7 +646,7 @@ export function initTrain(ctx) {
       }
       const solved = e.detail.tasks.filter((t) => t.solved_at_frames != null);
       $('train-status').textContent = `Finished: ${fmtInt(e.detail.env_steps)} steps, ${fmtInt(e.detail.updates)} updates in ${e.detail.elapsed_s.toFixed(0)} s` +
-        (solved.length ? `; solved ${solved.map((t) => `${t.task} at ${fmtInt(t.solved_at_frames)}`).join(', ')}` : '; no task reached 90%');
+        (solved.length ? `; solved ${solved.map((t) => `${t.task} at ${fmtInt(t.solved_at_frames)}`).join(', ')}` : `; no task reached ${solveRule}`);
       persistStatus('done').finally(releaseRun);
       setButtons();
     });

@@ -28,9 +28,18 @@ export class TrainingSession extends EventTarget {
       throw new Error(navigator ? 'navigator training needs a task page' : `multitask training on ${pages} tasks needs as many task pages`);
     }
     const frames = Array.from({ length: pages }, (_, k) => k + this.frameOffset);
-    // Generated sites end episodes at their own step limit (25); DOM-Q-Net's tasks get its cap.
-    const env = navigator ? { hold_clock: true } : { max_steps: request.config?.max_episode_steps ?? 22, hold_clock: true };
-    this.lab.setConfig(env, frames);
+    // The pages' settings for this request, as Rust decides them (DOM-Q-Net's step cap; generated
+    // sites end at their own step limit). A request Rust refuses is reported as the worker would
+    // report it, once start has returned.
+    let pageConfig;
+    try {
+      pageConfig = window.wasmBindings.trainingPageConfig(request);
+    } catch (e) {
+      const message = String(e?.message ?? e);
+      setTimeout(() => this.dispatchEvent(new CustomEvent('error', { detail: { message } })), 0);
+      return;
+    }
+    this.lab.setConfig(pageConfig, frames);
     this.worker = new Worker(new URL('./learner-worker.js', import.meta.url), { type: 'module' });
     this.worker.onmessage = async (event) => {
       const m = event.data;

@@ -709,6 +709,13 @@ impl Lab {
         Ok(state.encode())
     }
 
+    /// When a DOM-Q-Net task counts as solved: `rate` success over the last `window` episodes
+    /// (`dom_q_net::train::SOLVE_RATE`), for the Train view's words.
+    #[wasm_bindgen(js_name = dqnSolveRule)]
+    pub fn dqn_solve_rule() -> JsValue {
+        to_js(&serde_json::json!({ "rate": crate::dom_q_net::train::SOLVE_RATE, "window": crate::runner::RunStats::WINDOW }))
+    }
+
     /// DOM-Q-Net's hyperparameters with the paper's values.
     #[wasm_bindgen(js_name = defaultDqnConfig)]
     pub fn default_dqn_config() -> JsValue {

@@ -10,7 +10,7 @@
 //! update), stop, and checkpoint requests (served while paused too).
 //!
 //! The page's build (without the `learner` feature) keeps only what the page calls here
-//! (`checkSnapshotSchema`, `checkTrainRequest`); the training loop is compiled there but never
+//! (`checkSnapshotSchema`, `checkTrainRequest`, `trainingPageConfig`); the training loop is compiled there but never
 //! exported, so the linker drops it.
 #![cfg_attr(not(feature = "learner"), allow(dead_code, unused_imports))]
 
@@ -98,6 +98,22 @@ fn read_request(request: &JsValue, folders: &[String]) -> Result<TrainRequest, S
 #[wasm_bindgen(js_name = checkTrainRequest)]
 pub fn check_train_request(request: JsValue) -> Result<(), JsValue> {
     read_request(&request, &super::app::typed_folders()).map(|_| ()).map_err(|e| JsValue::from_str(&e))
+}
+
+/// The settings a training request's task pages run under (what `Lab.setConfig` takes): a
+/// DOM-Q-Net run's step cap is its config's (the paper's preset for its tasks where the request
+/// is silent); a navigator's generated sites end at their own step limit. The page's clock is
+/// held between actions in both. Throws what is wrong with the request.
+#[wasm_bindgen(js_name = trainingPageConfig)]
+pub fn training_page_config(request: JsValue) -> Result<JsValue, JsValue> {
+    let req = read_request(&request, &super::app::typed_folders()).map_err(|e| JsValue::from_str(&e))?;
+    let fields = if req.agent == NAVIGATOR {
+        serde_json::json!({ "hold_clock": true })
+    } else {
+        let cfg = req.dqn_config().map_err(|e| JsValue::from_str(&e))?;
+        serde_json::json!({ "max_steps": cfg.max_episode_steps, "hold_clock": true })
+    };
+    Ok(to_js(&fields))
 }
 
 #[derive(Default)]
