@@ -386,3 +386,24 @@ function genProblem() {
     assert!(matches!(e, EnvError::NavigatedAway { .. }), "{e}");
     assert_eq!(env.step(&Action::Click(1)).await.unwrap_err(), EnvError::EpisodeDone);
 }
+
+#[wasm_bindgen_test]
+async fn a_page_that_begins_to_leave_ends_the_episode_at_that_step() {
+    // The destination takes a network round trip, so the old document still shows when the step
+    // ends: the step must see that the page began to leave, and name where it goes.
+    let script = r##"
+function genProblem() {
+  core.setInstruction('Follow the link.', {});
+  document.getElementById('area').innerHTML = '<a id="away" href="/no-such-page-elsewhere.html">away</a>';
+}"##;
+    let mut env = IframeEnv::new(new_frame(), EnvConfig { settle_ms: 0, ..EnvConfig::default() });
+    let obs = env.reset(&fixture_page("slow-leaver", script), 1).await.unwrap();
+    let e = env.step(&Action::Click(by_id(&obs, "away").r#ref)).await.unwrap_err();
+    match &e {
+        EnvError::NavigatedAway { url } => assert!(url.ends_with("/no-such-page-elsewhere.html"), "{url}"),
+        other => panic!("expected NavigatedAway, got {other}"),
+    }
+    assert_eq!(env.step(&Action::Click(1)).await.unwrap_err(), EnvError::EpisodeDone);
+    let obs = env.reset(&fixture_page("slow-leaver", script), 2).await.unwrap();
+    assert!(obs.dom.nodes.iter().any(|n| n.id == "away"), "a reset loads the page again");
+}

@@ -37,6 +37,12 @@ pub struct LoadedPage {
     /// Why loading took a second try, until a reset reports it.
     pub load_note: Option<String>,
     _tamper_listener: Closure<dyn FnMut(web_sys::Event)>,
+    /// Where the page began to navigate to (another document), as soon as it began: a link
+    /// followed or `location` set. The old document shows until the new one arrives, and an
+    /// action meanwhile would start the navigation again, so a page that leaves at every click
+    /// could otherwise play a whole episode without being seen to leave.
+    leaving: std::rc::Rc<std::cell::RefCell<Option<String>>>,
+    _leave_listener: Closure<dyn FnMut(web_sys::Event)>,
 }
 
 /// The reward globals of the contract, read after each action.
@@ -92,12 +98,17 @@ impl TaskFrame {
         self.ensure_loaded(spec, cfg).await
     }
 
-    /// False when the iframe no longer shows the document we loaded (it navigated away).
+    /// False when the iframe no longer shows the document we loaded, or that document began to
+    /// navigate to another (it navigated away).
     pub fn still_showing(&self, page: &LoadedPage) -> bool {
-        self.iframe.content_document().is_some_and(|d| JsValue::from(d) == JsValue::from(page.document.clone()))
+        page.leaving.borrow().is_none() && self.iframe.content_document().is_some_and(|d| JsValue::from(d) == JsValue::from(page.document.clone()))
     }
 
+    /// Where the iframe is, or is going: a page that began to leave names its destination.
     pub fn current_url(&self) -> String {
+        if let Some(url) = self.page.as_ref().and_then(|p| p.leaving.borrow().clone()).filter(|u| !u.is_empty()) {
+            return url;
+        }
         self.iframe
             .content_window()
             .and_then(|w| w.location().href().ok())
@@ -172,6 +183,7 @@ impl TaskFrame {
         });
         doc.add_event_listener_with_callback_and_bool("click", listener.as_ref().unchecked_ref(), true)
             .map_err(|e| EnvError::Browser(js_message(&e)))?;
+        let (leaving, leave_listener) = watch_leaving(&win)?;
         let can_hold_clock = is_function(&core, "holdClock");
         let baseline = body_elements(&doc);
         let own_max_time = get(&core, "EPISODE_MAX_TIME");
@@ -190,9 +202,42 @@ impl TaskFrame {
             reactions,
             load_note: None,
             _tamper_listener: listener,
+            leaving,
+            _leave_listener: leave_listener,
         });
         Ok(())
     }
+}
+
+/// Watches a page's window for the start of a navigation to another document: the Navigation
+/// API's `navigate` event where the browser has it (it names the destination; a fragment or
+/// history change stays in the document, a download leaves nothing), `beforeunload` otherwise.
+fn watch_leaving(win: &Window) -> Result<(std::rc::Rc<std::cell::RefCell<Option<String>>>, Closure<dyn FnMut(web_sys::Event)>), EnvError> {
+    let leaving = std::rc::Rc::new(std::cell::RefCell::new(None));
+    let navigation = get(win, "navigation");
+    let has_api = !navigation.is_undefined() && !navigation.is_null();
+    let listener = Closure::<dyn FnMut(web_sys::Event)>::new({
+        let leaving = leaving.clone();
+        move |ev: web_sys::Event| {
+            let url = if has_api {
+                let destination = get(&ev, "destination");
+                let download = get(&ev, "downloadRequest");
+                if get(&destination, "sameDocument").as_bool() != Some(false) || !(download.is_null() || download.is_undefined()) {
+                    return;
+                }
+                get(&destination, "url").as_string().unwrap_or_default()
+            } else {
+                String::new()
+            };
+            *leaving.borrow_mut() = Some(url);
+        }
+    });
+    let (target, event): (JsValue, &str) = if has_api { (navigation, "navigate") } else { (win.into(), "beforeunload") };
+    target
+        .unchecked_ref::<web_sys::EventTarget>()
+        .add_event_listener_with_callback(event, listener.as_ref().unchecked_ref())
+        .map_err(|e| EnvError::Browser(js_message(&e)))?;
+    Ok((leaving, listener))
 }
 
 impl LoadedPage {
