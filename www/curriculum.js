@@ -1,4 +1,4 @@
-// The curriculum view: what an adversarial run (the population loop, src/web/learner_adversary.rs)
+// The curriculum view: what an adversarial run (the population loop, src/web/learner/adversary.rs)
 // shows beside the Train view's usual navigator panels — the adversary's latest designs as
 // thumbnails (each opens in the Design view and has a share link), the histogram of primitives
 // over training (early / middle / late thirds, as AEG's Figure 7), and the curves of active and

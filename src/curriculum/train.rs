@@ -251,6 +251,17 @@ impl<G: Generator> PopulationTrainer<G> {
         }
     }
 
+    /// The run's counters, summed over every navigator it trains.
+    pub fn counters(&self) -> crate::learn::Counters {
+        let mut c = crate::learn::Counters::default();
+        for n in &self.population {
+            c.env_steps += n.counters.env_steps;
+            c.updates += n.counters.updates;
+            c.episodes += n.counters.episodes;
+        }
+        c
+    }
+
     /// One iteration: D designs, M episodes per navigator on each, one update per navigator,
     /// the generator told. The navigators take turns on `envs`.
     pub async fn step<E: Environment>(&mut self, envs: &mut [E]) -> Result<PopIteration, String> {

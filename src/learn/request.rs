@@ -16,7 +16,7 @@ pub struct TrainRequest {
     /// Which agent trains: "dom-q-net" (on `tasks`) or "navigator" (on sites from `generator`).
     pub agent: String,
     /// The navigator's environment generator (DR, CL, one site, or an adversary: the population
-    /// loop of `learner_adversary`).
+    /// loop of `web::learner::adversary`).
     pub generator: Option<crate::curriculum::GeneratorSpec>,
     /// Judge the navigator on the test sites (on the site simulator) about this often, seconds.
     pub judge_every_s: f64,

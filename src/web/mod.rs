@@ -11,11 +11,6 @@ pub mod frame;
 pub mod gminiwob;
 pub mod input;
 pub mod learner;
-// The navigator's and the adversaries' training loops run only in the learner worker's build.
-#[cfg(feature = "learner")]
-mod learner_adversary;
-#[cfg(feature = "learner")]
-mod learner_navigator;
 pub mod navigator;
 pub mod reaction;
 pub mod reader;

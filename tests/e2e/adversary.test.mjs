@@ -1,4 +1,4 @@
-// End-to-end: an adversarial run (CoDE, the population loop of src/web/learner_adversary.rs) in
+// End-to-end: an adversarial run (CoDE, the population loop of src/web/learner/adversary.rs) in
 // the Train view of the built app, on the CPU: the adversary's designs show as thumbnails and on
 // the training page, the success grid is judged per navigator, the curriculum's charts fill; a
 // generated design's share link opens in the Design view of a fresh browser and renders the very

@@ -14,17 +14,21 @@ use burn::prelude::Device;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;
 
-use super::learner::{Flags, Next, SNAPSHOT_SCHEMA, TrainRequest, check_schema, choose_backend, message, post, serve_checkpoint, wait_while_paused};
-use super::learner_navigator::{NavLoop, NavProbe, NavRun, config as navigator_config};
-use super::util::{now_ms, yield_now};
-use crate::adversary::history::PrimitiveHistory;
+use super::backend::choose_backend;
+use super::driver::{TrainingRun, drive};
+use super::navigator::{NavProbe, NavRun, config as navigator_config};
+use super::protocol::{Flags, attach, message, post, status};
+use super::super::util::yield_now;
 use crate::adversary::Adversary;
+use crate::adversary::history::PrimitiveHistory;
 use crate::curriculum::{Generator, GeneratorSpec};
 use crate::curriculum::train::{LoopConfig, PopIteration, PopulationTrainer, population};
 use crate::gminiwob::Design;
 use crate::gminiwob::test_sites::{LEVELS, TEST_SITES};
-use crate::learn::checkpoint::Precision;
 use crate::learn::Agent;
+use crate::learn::checkpoint::Precision;
+use crate::learn::request::{SNAPSHOT_SCHEMA, TrainRequest, check_schema};
+use crate::navigator::Navigator;
 use crate::navigator::train::judge_population;
 
 /// How many of the newest designs a progress message carries (the view's thumbnails).
@@ -101,15 +105,20 @@ struct Shown {
     design: Design,
 }
 
-/// What the curriculum view reads beside the navigator's fields of a progress message.
-fn extra(t: &PopulationTrainer<Adversary>, history: &PrimitiveHistory, shown: &[Shown]) -> serde_json::Value {
-    serde_json::json!({
-        "adversarial": true,
-        "adversary_updates": t.generator.updates,
-        "vocabulary": t.population.iter().map(|n| n.vocab.len()).collect::<Vec<_>>(),
-        "designs": shown,
-        "histogram": history.thirds(),
-    })
+/// An adversarial run: the adversary and its population of navigators.
+struct AdversaryRun {
+    req: TrainRequest,
+    spec: GeneratorSpec,
+    trainer: PopulationTrainer<Adversary>,
+    run: NavRun,
+    trained_on: Vec<String>,
+    /// The primitives of every design so far (the view's early / middle / late histogram).
+    history: PrimitiveHistory,
+    /// The navigator the last judging found best: the one checkpoints and snapshots carry.
+    best: usize,
+    /// The last chunk's iterations and newest designs, for its progress message.
+    notes: Vec<PopNote>,
+    shown: Vec<Shown>,
 }
 
 pub(super) async fn run(req: TrainRequest, checkpoint: Option<Vec<u8>>, saved: Option<String>, flags: Rc<RefCell<Flags>>) -> Result<JsValue, String> {
@@ -119,12 +128,11 @@ pub(super) async fn run(req: TrainRequest, checkpoint: Option<Vec<u8>>, saved: O
     // As a `Generator` the adversary samples on the CPU (its N dependent LSTM steps are far too
     // small for a GPU); the navigators go where the backend choice puts them.
     let adversary = spec.build_adversary(&Device::flex().autodiff(), seed).map_err(|e| format!("bad generator: {e}"))?;
-    let name = adversary.name();
     let trained_on = vec![spec.label()];
     let (device, backend, reason) = choose_backend(&req, &NavProbe(cfg.clone())).await;
     post(message("backend", serde_json::json!({ "name": backend, "reason": reason })));
     let resumed = saved.is_some();
-    let (mut trainer, mut history, mut best) = match (saved, checkpoint) {
+    let (trainer, history, best) = match (saved, checkpoint) {
         (Some(json), Some(bytes)) => {
             let saved: SavedPopRun = serde_json::from_str(&json).map_err(|e| format!("the saved run is damaged: {e}"))?;
             check_schema(saved.schema)?;
@@ -146,92 +154,104 @@ pub(super) async fn run(req: TrainRequest, checkpoint: Option<Vec<u8>>, saved: O
     post(message(
         "adversary",
         serde_json::json!({
-            "generator": name,
+            "generator": trainer.generator.name(),
             "population": trainer.population.len(),
             "episodes": trainer.cfg.episodes,
             "objective": trainer.generator.objective,
             "config": trainer.generator.cfg,
         }),
     ));
-    let mut run = NavRun::new(&req, backend, &trained_on[0], trainer.counters());
-    if resumed {
-        post(run.progress(&trainer, flags.borrow().pause, &[(); 0], extra(&trainer, &history, &[])));
-    }
-    let mut last_snapshot = now_ms();
-    let mut last_judge: Option<f64> = None;
-    let mut was_paused = false;
+    let run = NavRun::new(&req, backend, &trained_on[0], trainer.counters());
+    let run = AdversaryRun { req: req.clone(), spec, trainer, run, trained_on, history, best, notes: Vec::new(), shown: Vec::new() };
+    drive(run, &req, flags, resumed).await
+}
 
-    loop {
-        let single = match wait_while_paused(&trainer.population[best], &trained_on, &flags, req.checkpoint_half).await? {
-            Next::Stop => break,
-            Next::SingleStep => true,
-            Next::Run => false,
-        };
-        let mut notes = Vec::new();
-        let mut shown: Vec<Shown> = Vec::new();
-        run.chunk(&mut trainer, &flags, req.progress_ms, single, |t, it| {
-            notes.extend(self::notes(&it, t.counters().env_steps));
-            for (d, design) in it.designs.iter().enumerate() {
-                history.add(it.iteration, design);
-                let seed = it.on_design(d)[0].first().map(|e| e.seed).unwrap_or(0);
-                shown.push(Shown { iteration: it.iteration, name: format!("{}-design-{}", name.replace(' ', "-"), it.iteration), seed, design: design.clone() });
-                if shown.len() > DESIGNS_SHOWN {
-                    shown.remove(0);
+impl TrainingRun for AdversaryRun {
+    type Agent = Navigator;
+    fn agent(&self) -> &Navigator {
+        &self.trainer.population[self.best]
+    }
+    fn trained_on(&self) -> &[String] {
+        &self.trained_on
+    }
+    fn env_steps(&self) -> u64 {
+        self.trainer.counters().env_steps
+    }
+
+    async fn chunk(&mut self, flags: &RefCell<Flags>, single: bool) -> Result<bool, String> {
+        let (notes, shown, history) = (&mut self.notes, &mut self.shown, &mut self.history);
+        shown.clear();
+        let name = self.trainer.generator.name().replace(' ', "-");
+        self.run
+            .chunk(&mut self.trainer, flags, self.req.progress_ms, single, |t, it| {
+                notes.extend(self::notes(&it, t.counters().env_steps));
+                for (d, design) in it.designs.iter().enumerate() {
+                    history.add(it.iteration, design);
+                    let seed = it.on_design(d)[0].first().map(|e| e.seed).unwrap_or(0);
+                    shown.push(Shown { iteration: it.iteration, name: format!("{name}-design-{}", it.iteration), seed, design: design.clone() });
+                    if shown.len() > DESIGNS_SHOWN {
+                        shown.remove(0);
+                    }
                 }
-            }
-        })
-        .await?;
-        let c = trainer.counters();
-        let paused = flags.borrow().pause;
-        post(run.progress(&trainer, paused, &notes, extra(&trainer, &history, &shown)));
+            })
+            .await?;
+        Ok(true)
+    }
 
-        let finished = flags.borrow().stop || c.env_steps >= req.frames;
-        if req.judge_seeds > 0 && (finished || last_judge.is_none_or(|t| now_ms() - t > req.judge_every_s * 1000.0)) {
-            post(message("status", serde_json::json!({ "text": "judging the population on the test sites…" })));
-            // Every navigator, greedily, as examples/train_adversary.rs does; the view shows the
-            // best one's grid beside every navigator's mean.
-            let judged = judge_population(&mut trainer.population, req.judge_seeds, yield_now).await?;
-            best = judged.best;
-            post(message(
-                "grid",
-                serde_json::json!({
-                    "sites": TEST_SITES, "levels": LEVELS, "success": judged.best_grid(), "mean": judged.means[best],
-                    "env_steps": c.env_steps, "updates": c.updates, "seeds": req.judge_seeds, "navigator": best,
-                    "means": judged.means, "iteration": trainer.iteration,
-                }),
-            ));
-            last_judge = Some(now_ms());
-        }
-        let pause_began = paused && !was_paused;
-        was_paused = paused;
-        if req.snapshot_every_s > 0.0 && (finished || pause_began || now_ms() - last_snapshot > req.snapshot_every_s * 1000.0) {
-            let state = SavedPopRun { schema: SNAPSHOT_SCHEMA, generator: spec.clone(), history: history.clone(), best };
-            let state = serde_json::to_string(&state).map_err(|e| e.to_string())?;
-            let run = trainer.snapshot().await?;
-            let nav = trainer.population[best].checkpoint(&trained_on, Precision::Full).await?;
-            let msg = message(
-                "snapshot",
-                serde_json::json!({
-                    "updates": c.updates, "env_steps": c.env_steps, "agent": "navigator", "state": state, "schema": SNAPSHOT_SCHEMA,
-                    "adversarial": true, "navigator_index": best,
-                }),
-            );
-            js_sys::Reflect::set(&msg, &"bytes".into(), &js_sys::Uint8Array::from(&run[..])).map_err(|_| "could not attach the run's snapshot".to_string())?;
-            js_sys::Reflect::set(&msg, &"navigator".into(), &js_sys::Uint8Array::from(&nav[..]))
-                .map_err(|_| "could not attach the navigator's checkpoint".to_string())?;
-            post(msg);
-            last_snapshot = now_ms();
-        }
-        serve_checkpoint(&trainer.population[best], &trained_on, &flags, req.checkpoint_half).await?;
-        if finished {
-            break;
-        }
+    fn progress(&mut self, paused: bool) -> JsValue {
+        let notes = std::mem::take(&mut self.notes);
+        let extra = serde_json::json!({
+            "adversarial": true,
+            "adversary_updates": self.trainer.generator.updates,
+            "vocabulary": self.trainer.population.iter().map(|n| n.vocab.len()).collect::<Vec<_>>(),
+            "designs": self.shown,
+            "histogram": self.history.thirds(),
+        });
+        self.run.progress(&self.trainer, paused, &notes, extra)
     }
-    if req.checkpoint_at_end {
-        flags.borrow_mut().checkpoint = true;
+
+    /// Every navigator, greedily, as examples/train_adversary.rs does; the view shows the best
+    /// one's grid beside every navigator's mean.
+    async fn judge(&mut self) -> Result<(), String> {
+        status("judging the population on the test sites…");
+        let c = self.trainer.counters();
+        let judged = judge_population(&mut self.trainer.population, self.req.judge_seeds, yield_now).await?;
+        self.best = judged.best;
+        post(message(
+            "grid",
+            serde_json::json!({
+                "sites": TEST_SITES, "levels": LEVELS, "success": judged.best_grid(), "mean": judged.means[judged.best],
+                "env_steps": c.env_steps, "updates": c.updates, "seeds": self.req.judge_seeds, "navigator": judged.best,
+                "means": judged.means, "iteration": self.trainer.iteration,
+            }),
+        ));
+        Ok(())
     }
-    serve_checkpoint(&trainer.population[best], &trained_on, &flags, req.checkpoint_half).await?;
-    Ok(run.done(&trainer, serde_json::json!({ "adversarial": true })))
+
+    /// The whole run (`PopulationTrainer::snapshot`) as `bytes`, the best navigator's checkpoint
+    /// as `navigator`, and the histogram and choice of best in `state`.
+    async fn snapshot(&mut self) -> Result<(), String> {
+        let state = SavedPopRun { schema: SNAPSHOT_SCHEMA, generator: self.spec.clone(), history: self.history.clone(), best: self.best };
+        let state = serde_json::to_string(&state).map_err(|e| e.to_string())?;
+        let bytes = self.trainer.snapshot().await?;
+        let nav = self.trainer.population[self.best].checkpoint(&self.trained_on, Precision::Full).await?;
+        let c = self.trainer.counters();
+        let msg = message(
+            "snapshot",
+            serde_json::json!({
+                "updates": c.updates, "env_steps": c.env_steps, "agent": "navigator", "state": state, "schema": SNAPSHOT_SCHEMA,
+                "adversarial": true, "navigator_index": self.best,
+            }),
+        );
+        attach(&msg, "bytes", &bytes)?;
+        attach(&msg, "navigator", &nav)?;
+        post(msg);
+        Ok(())
+    }
+
+    async fn finish(self) -> Result<JsValue, String> {
+        Ok(self.run.done(&self.trainer, serde_json::json!({ "adversarial": true })))
+    }
 }
 
 fn spec_population(spec: &GeneratorSpec) -> usize {

@@ -14,17 +14,17 @@ use burn::prelude::Device;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;
 
-use super::learner::{
-    Flags, Next, Probe, SNAPSHOT_SCHEMA, TrainRequest, Watched, check_schema, choose_backend, message, post, post_run_snapshot,
-    restore_optimizer, serve_checkpoint, wait_while_paused,
-};
-use super::remote::to_js;
-use super::util::{now_ms, yield_now};
+use super::super::remote::to_js;
+use super::super::util::{now_ms, yield_now};
+use super::backend::{Probe, choose_backend};
+use super::driver::{TrainingRun, drive};
+use super::protocol::{Flags, Watched, message, post, post_run_snapshot, restore_optimizer};
 use crate::curriculum::train::{LoopConfig, PopIteration, PopState, PopulationTrainer};
 use crate::curriculum::{Generator, GeneratorSpec};
 use crate::gminiwob::test_sites::{LEVELS, TEST_SITES};
 use crate::learn::Counters;
 use crate::learn::failures::EnvFailures;
+use crate::learn::request::{SNAPSHOT_SCHEMA, TrainRequest, check_schema};
 use crate::navigator::agent::probe_update;
 use crate::navigator::train::{grid_mean, judge_test_sites};
 use crate::navigator::{Navigator, NavigatorConfig};
@@ -112,45 +112,6 @@ fn notes(it: &PopIteration, env_steps: u64) -> Vec<IterationNote> {
         .collect()
 }
 
-/// The success grid (`judge_test_sites`), yielding to the worker's messages between cells.
-pub(super) async fn grid(nav: &mut Navigator, seeds: u32) -> Result<Vec<Vec<f64>>, String> {
-    judge_test_sites(nav, seeds, yield_now).await
-}
-
-/// What a navigator run steps: the population loop, an iteration (designs, their episodes, the
-/// updates) at a time, on the training page.
-pub(super) trait NavLoop {
-    type Iteration;
-    async fn step(&mut self, env: &mut Watched) -> Result<Self::Iteration, String>;
-    /// The run's counters, over every navigator it trains.
-    fn counters(&self) -> Counters;
-    fn iteration(&self) -> u64;
-    /// Where a run that failing pages stop ended, in the loop's own count.
-    fn stopped_at(&self) -> String;
-}
-
-impl<G: Generator> NavLoop for PopulationTrainer<G> {
-    type Iteration = PopIteration;
-    async fn step(&mut self, env: &mut Watched) -> Result<PopIteration, String> {
-        PopulationTrainer::step(self, std::slice::from_mut(env)).await
-    }
-    fn counters(&self) -> Counters {
-        let mut c = Counters::default();
-        for n in &self.population {
-            c.env_steps += n.counters.env_steps;
-            c.updates += n.counters.updates;
-            c.episodes += n.counters.episodes;
-        }
-        c
-    }
-    fn iteration(&self) -> u64 {
-        self.iteration
-    }
-    fn stopped_at(&self) -> String {
-        format!("iteration {}", self.iteration)
-    }
-}
-
 /// A navigator run's bookkeeping between progress messages: its training page, the page's
 /// failures, the training time (pauses left out) and the counters it started from, for the rates.
 pub(super) struct NavRun {
@@ -183,18 +144,18 @@ impl NavRun {
     /// `progress_ms` is up or the budget is spent; each finished iteration goes to `done`. A page
     /// that fails ends its episode and with it the iteration (its episodes are not learned from)
     /// and the run goes on with the next design, until `EnvFailures` says stop.
-    pub(super) async fn chunk<L: NavLoop>(
+    pub(super) async fn chunk<G: Generator>(
         &mut self,
-        trainer: &mut L,
+        trainer: &mut PopulationTrainer<G>,
         flags: &RefCell<Flags>,
         progress_ms: f64,
         single: bool,
-        mut done: impl FnMut(&L, L::Iteration),
+        mut done: impl FnMut(&PopulationTrainer<G>, PopIteration),
     ) -> Result<(), String> {
         let chunk_start = now_ms();
         loop {
             let ended = self.env.ended;
-            let stepped = trainer.step(&mut self.env).await;
+            let stepped = trainer.step(std::slice::from_mut(&mut self.env)).await;
             // Episodes the site ended break the row of failures (see `EnvFailures`).
             if self.env.ended > ended {
                 self.failures.ended(0);
@@ -202,13 +163,12 @@ impl NavRun {
             match (stepped, self.env.failure.take()) {
                 (Ok(it), _) => done(trainer, it),
                 (Err(_), Some(failure)) => self.failures.failed(0, &self.generator, &failure).map_err(|why| {
-                    format!("{why}. Training stopped at {}; the run's last snapshot is kept", trainer.stopped_at())
+                    format!("{why}. Training stopped at iteration {}; the run's last snapshot is kept", trainer.iteration)
                 })?,
                 (Err(e), None) => return Err(e),
             }
             let f = flags.borrow();
-            let interrupt = f.pause || f.checkpoint || f.step || now_ms() - chunk_start > progress_ms;
-            if single || f.stop || interrupt || trainer.counters().env_steps >= self.frames {
+            if single || f.stop || f.interrupts(chunk_start, progress_ms) || trainer.counters().env_steps >= self.frames {
                 break;
             }
         }
@@ -219,7 +179,7 @@ impl NavRun {
     /// The progress message: counters, rates over the training time (none before the first
     /// chunk: a resumed run's first message shows its restored counters at once), the chunk's
     /// `iterations` and the page's failures; `extra` adds the loop's own fields.
-    pub(super) fn progress(&mut self, trainer: &impl NavLoop, paused: bool, iterations: &impl Serialize, extra: serde_json::Value) -> JsValue {
+    pub(super) fn progress(&mut self, trainer: &PopulationTrainer<impl Generator>, paused: bool, iterations: &impl Serialize, extra: serde_json::Value) -> JsValue {
         let c = trainer.counters();
         let active_s = self.active_s();
         let rate = |n: u64| (self.active_ms > 0.0).then(|| n as f64 / active_s.max(1e-9));
@@ -232,7 +192,7 @@ impl NavRun {
             "frames": self.frames,
             "updates": c.updates,
             "episodes": c.episodes,
-            "iterations": trainer.iteration(),
+            "iterations": trainer.iteration,
             "steps_per_s": rate(c.env_steps - self.start.env_steps),
             "updates_per_s": rate(c.updates - self.start.updates),
             "active_s": active_s,
@@ -247,7 +207,7 @@ impl NavRun {
     }
 
     /// What the run resolves with when it ends.
-    pub(super) fn done(&self, trainer: &impl NavLoop, extra: serde_json::Value) -> JsValue {
+    pub(super) fn done(&self, trainer: &PopulationTrainer<impl Generator>, extra: serde_json::Value) -> JsValue {
         let c = trainer.counters();
         let mut msg = serde_json::json!({
             "kind": "done",
@@ -256,7 +216,7 @@ impl NavRun {
             "env_steps": c.env_steps,
             "updates": c.updates,
             "episodes": c.episodes,
-            "iterations": trainer.iteration(),
+            "iterations": trainer.iteration,
             "elapsed_s": self.elapsed_s(),
             "active_s": self.active_s(),
         });
@@ -289,6 +249,16 @@ fn post_grid(rows: &[Vec<f64>], c: Counters, seeds: u32) {
     ));
 }
 
+/// A navigator alone on a generator: a population of one.
+struct NavigatorRun {
+    req: TrainRequest,
+    trainer: PopulationTrainer<Box<dyn Generator>>,
+    run: NavRun,
+    trained_on: Vec<String>,
+    /// The last chunk's iterations, for its progress message.
+    notes: Vec<IterationNote>,
+}
+
 pub(super) async fn run(
     req: TrainRequest,
     checkpoint: Option<Vec<u8>>,
@@ -309,7 +279,7 @@ pub(super) async fn run(
     let resumed = saved.is_some();
     // Alone, M is the navigator's episodes_per_update, one design an iteration.
     let loop_cfg = LoopConfig { episodes: navigator.cfg.episodes_per_update, designs: 1, ..LoopConfig::default() };
-    let mut trainer = match saved {
+    let trainer = match saved {
         Some(json) => {
             let saved: SavedNavRun = serde_json::from_str(&json).map_err(|e| format!("the saved run is damaged: {e}"))?;
             check_schema(saved.schema)?;
@@ -319,49 +289,47 @@ pub(super) async fn run(
         }
         None => PopulationTrainer::new(vec![navigator], generator, loop_cfg, req.seed as u64)?,
     };
-    let extra = |t: &PopulationTrainer<Box<dyn Generator>>| serde_json::json!({ "vocabulary": t.population[0].vocab.len() });
-    let mut run = NavRun::new(&req, backend, &trained_on[0], trainer.population[0].counters);
-    if resumed {
-        post(run.progress(&trainer, flags.borrow().pause, &[(); 0], extra(&trainer)));
-    }
-    let mut last_snapshot = now_ms();
-    let mut last_judge: Option<f64> = None;
-    let mut was_paused = false;
+    let run = NavRun::new(&req, backend, &trained_on[0], trainer.counters());
+    drive(NavigatorRun { req: req.clone(), trainer, run, trained_on, notes: Vec::new() }, &req, flags, resumed).await
+}
 
-    loop {
-        let single = match wait_while_paused(&trainer.population[0], &trained_on, &flags, req.checkpoint_half).await? {
-            Next::Stop => break,
-            Next::SingleStep => true,
-            Next::Run => false,
-        };
-        let mut notes = Vec::new();
-        run.chunk(&mut trainer, &flags, req.progress_ms, single, |t, it| notes.extend(self::notes(&it, t.population[0].counters.env_steps))).await?;
-        let c = trainer.population[0].counters;
-        let paused = flags.borrow().pause;
-        post(run.progress(&trainer, paused, &notes, extra(&trainer)));
+impl TrainingRun for NavigatorRun {
+    type Agent = Navigator;
+    fn agent(&self) -> &Navigator {
+        &self.trainer.population[0]
+    }
+    fn trained_on(&self) -> &[String] {
+        &self.trained_on
+    }
+    fn env_steps(&self) -> u64 {
+        self.trainer.counters().env_steps
+    }
 
-        let finished = flags.borrow().stop || c.env_steps >= req.frames;
-        if req.judge_seeds > 0 && (finished || last_judge.is_none_or(|t| now_ms() - t > req.judge_every_s * 1000.0)) {
-            post(message("status", serde_json::json!({ "text": "judging on the test sites…" })));
-            let rows = grid(&mut trainer.population[0], req.judge_seeds).await?;
-            post_grid(&rows, c, req.judge_seeds);
-            last_judge = Some(now_ms());
-        }
-        let pause_began = paused && !was_paused;
-        was_paused = paused;
-        if req.snapshot_every_s > 0.0 && (finished || pause_began || now_ms() - last_snapshot > req.snapshot_every_s * 1000.0) {
-            let state = serde_json::to_string(&SavedNavRun::of(&trainer)).map_err(|e| e.to_string())?;
-            post_run_snapshot(&trainer.population[0], &trained_on, state).await?;
-            last_snapshot = now_ms();
-        }
-        serve_checkpoint(&trainer.population[0], &trained_on, &flags, req.checkpoint_half).await?;
-        if finished {
-            break;
-        }
+    async fn chunk(&mut self, flags: &RefCell<Flags>, single: bool) -> Result<bool, String> {
+        let notes = &mut self.notes;
+        self.run.chunk(&mut self.trainer, flags, self.req.progress_ms, single, |t, it| notes.extend(self::notes(&it, t.population[0].counters.env_steps))).await?;
+        Ok(true)
     }
-    if req.checkpoint_at_end {
-        flags.borrow_mut().checkpoint = true;
+
+    fn progress(&mut self, paused: bool) -> JsValue {
+        let notes = std::mem::take(&mut self.notes);
+        let extra = serde_json::json!({ "vocabulary": self.trainer.population[0].vocab.len() });
+        self.run.progress(&self.trainer, paused, &notes, extra)
     }
-    serve_checkpoint(&trainer.population[0], &trained_on, &flags, req.checkpoint_half).await?;
-    Ok(run.done(&trainer, serde_json::json!({})))
+
+    async fn judge(&mut self) -> Result<(), String> {
+        super::protocol::status("judging on the test sites…");
+        let rows = judge_test_sites(&mut self.trainer.population[0], self.req.judge_seeds, yield_now).await?;
+        post_grid(&rows, self.trainer.counters(), self.req.judge_seeds);
+        Ok(())
+    }
+
+    async fn snapshot(&mut self) -> Result<(), String> {
+        let state = serde_json::to_string(&SavedNavRun::of(&self.trainer)).map_err(|e| e.to_string())?;
+        post_run_snapshot(&self.trainer.population[0], &self.trained_on, state).await
+    }
+
+    async fn finish(self) -> Result<JsValue, String> {
+        Ok(self.run.done(&self.trainer, serde_json::json!({})))
+    }
 }
