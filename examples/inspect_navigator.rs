@@ -21,7 +21,13 @@ fn describe(obs: &Observation, action: &Action) -> String {
     let el = obs.dom.nodes.iter().find(|n| n.r#ref == r);
     let what = el.map_or("?".to_string(), |n| {
         let text: String = n.text.chars().take(24).collect();
-        format!("<{}{}{}>{}", n.tag, if n.id.is_empty() { String::new() } else { format!(" #{}", n.id) }, n.classes.first().map_or(String::new(), |c| format!(" .{c}")), text)
+        format!(
+            "<{}{}{}>{}",
+            n.tag,
+            if n.id.is_empty() { String::new() } else { format!(" #{}", n.id) },
+            n.classes.first().map_or(String::new(), |c| format!(" .{c}")),
+            text
+        )
     });
     match value {
         Some(v) => format!("{verb} {what} := {v:?}"),

@@ -24,7 +24,14 @@ fn main() {
         }
     }
     let cfg: DqnConfig = serde_json::from_value(cfg).unwrap();
-    println!("local_dim {} (text embedding in the local module: {}), streams {}/{}/{}", cfg.local_dim(), cfg.local_text_embedding, cfg.dom_hidden, cfg.token_hidden, cfg.mode_hidden);
+    println!(
+        "local_dim {} (text embedding in the local module: {}), streams {}/{}/{}",
+        cfg.local_dim(),
+        cfg.local_text_embedding,
+        cfg.dom_hidden,
+        cfg.token_hidden,
+        cfg.mode_hidden
+    );
     let device = Device::flex().autodiff();
     let mut agent = DomQNetAgent::new(cfg, &device).unwrap();
     let tasks: Vec<_> = names.iter().map(|t| SimEnv::spec(t)).collect();
@@ -37,7 +44,11 @@ fn main() {
             TrainEvent::Episode { task, progress, .. } if progress.stats.episodes % 100 == 0 => {
                 println!(
                     "{:>6} frames  {:<10} episodes {:>5}  success(100) {:>5.1}%  loss {:.4}",
-                    progress.frames, names[task], progress.stats.episodes, 100.0 * progress.stats.success_rate_100, last_loss
+                    progress.frames,
+                    names[task],
+                    progress.stats.episodes,
+                    100.0 * progress.stats.success_rate_100,
+                    last_loss
                 );
             }
             _ => {}
@@ -49,6 +60,11 @@ fn main() {
     println!("{} updates in {secs:.1}s ({:.1} ms/update)", agent.counters.updates, 1000.0 * secs / agent.counters.updates.max(1) as f64);
     for (t, p) in tasks.iter().zip(&progress) {
         let s = block_on(evaluate(&mut agent, &mut SimEnv::new(None), t, 100, 900_000)).unwrap();
-        println!("{}: solved (90% of 100) at {:?} frames; greedy {:.0}% on 100 unseen seeds", t.name(), p.solved_at_frames, 100.0 * s.success_rate_100);
+        println!(
+            "{}: solved (90% of 100) at {:?} frames; greedy {:.0}% on 100 unseen seeds",
+            t.name(),
+            p.solved_at_frames,
+            100.0 * s.success_rate_100
+        );
     }
 }

@@ -179,14 +179,21 @@ fn run<G: Generator>(args: &Args, make: impl Fn() -> Result<G, String>, populati
     let mut trainer = match (saved, &args.resume) {
         (Some((bytes, p)), _) => {
             progress = p;
-            println!("resuming the run in {} (sitting {}, {:.0} s of training so far)", args.run_dir.as_deref().unwrap_or(""), progress.sittings + 1, progress.train_s);
+            println!(
+                "resuming the run in {} (sitting {}, {:.0} s of training so far)",
+                args.run_dir.as_deref().unwrap_or(""),
+                progress.sittings + 1,
+                progress.train_s
+            );
             PopulationTrainer::resume(&bytes, make()?, &dev)?
         }
         (None, Some(file)) => {
             let bytes = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
             PopulationTrainer::resume(&bytes, make()?, &dev)?
         }
-        (None, None) => PopulationTrainer::new(population(&args.nav, population_size, &dev, args.common.seed)?, make()?, args.loop_cfg.clone(), args.common.seed)?,
+        (None, None) => {
+            PopulationTrainer::new(population(&args.nav, population_size, &dev, args.common.seed)?, make()?, args.loop_cfg.clone(), args.common.seed)?
+        }
     };
     progress.sittings += 1;
     let wall_before = progress.wall_s;
@@ -202,7 +209,10 @@ fn run<G: Generator>(args: &Args, make: impl Fn() -> Result<G, String>, populati
         match (args.sequential, trainer.cfg.revive_after) {
             (true, None) => "navigators in turn".to_string(),
             (false, None) => "a thread per navigator".to_string(),
-            (seq, Some(n)) => format!("{}, a navigator revived after {n} episodes without a success", if seq { "navigators in turn" } else { "a thread per navigator" }),
+            (seq, Some(n)) => format!(
+                "{}, a navigator revived after {n} episodes without a success",
+                if seq { "navigators in turn" } else { "a thread per navigator" }
+            ),
         },
         args.common.minutes,
         args.common.judge_seeds
@@ -319,7 +329,8 @@ fn run<G: Generator>(args: &Args, make: impl Fn() -> Result<G, String>, populati
             continue;
         }
         judged_at = train_s;
-        let PopulationGrids { grids, means, best: top } = block_on(judge_population(&mut trainer.population, args.common.judge_seeds, || std::future::ready(())))?;
+        let PopulationGrids { grids, means, best: top } =
+            block_on(judge_population(&mut trainer.population, args.common.judge_seeds, || std::future::ready(())))?;
         println!(
             "  zero-shot grid means per navigator: {}; navigator {top}'s grid:",
             means.iter().map(|m| format!("{:.0}%", 100.0 * m)).collect::<Vec<_>>().join(" / ")

@@ -8,11 +8,11 @@ mod common;
 use std::time::Instant;
 
 use burn::prelude::Device;
-use weblab::curriculum::{CurriculumLearning, DomainRandomization, Fixed, Generator};
-use weblab::gminiwob::test_sites::{TEST_SITES, test_site};
-use weblab::gminiwob::Design;
-use weblab::learn::checkpoint::Precision;
 use weblab::curriculum::train::{LoopConfig, PopulationTrainer};
+use weblab::curriculum::{CurriculumLearning, DomainRandomization, Fixed, Generator};
+use weblab::gminiwob::Design;
+use weblab::gminiwob::test_sites::{TEST_SITES, test_site};
+use weblab::learn::checkpoint::Precision;
 use weblab::navigator::train::{grid_mean, judge_test_sites, sim_pool};
 use weblab::navigator::{Head, Navigator, NavigatorConfig};
 use weblab::util::block_on;
@@ -104,9 +104,19 @@ fn run<G: Generator>(args: &Args, generator: G) -> Result<(), String> {
     if c.head == Head::Dqn {
         println!(
             "DQN: Adam {}, batch {}, replay {} (first update at {}), {} samples per insert, target copy every {} updates, n = {}, double {}, Huber {}, return clip {:?}, epsilon {} -> {} over {} env steps",
-            c.dqn_learning_rate, c.dqn_batch_size, c.dqn_replay_capacity, c.dqn_min_replay, c.dqn_samples_per_insert,
-            c.dqn_target_update_period, c.dqn_n_step, c.dqn_double, c.dqn_huber, c.dqn_reward_clip,
-            c.dqn_epsilon_start, c.dqn_epsilon_end, c.dqn_epsilon_decay_steps
+            c.dqn_learning_rate,
+            c.dqn_batch_size,
+            c.dqn_replay_capacity,
+            c.dqn_min_replay,
+            c.dqn_samples_per_insert,
+            c.dqn_target_update_period,
+            c.dqn_n_step,
+            c.dqn_double,
+            c.dqn_huber,
+            c.dqn_reward_clip,
+            c.dqn_epsilon_start,
+            c.dqn_epsilon_end,
+            c.dqn_epsilon_decay_steps
         );
     }
     let t0 = Instant::now();

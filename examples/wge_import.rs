@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use weblab::demo::DemoStep;
+use weblab::env::TaskSpec;
 use weblab::env::{Action, DomGraph, DomNode, Instruction, Observation, Rect};
 use weblab::wge::config::WgeConfig;
-use weblab::env::TaskSpec;
 use weblab::wge::demo_import::{check_usable, import_wge_demo, import_wge_file};
 use weblab::wge::induction::Induction;
 use weblab::wge::policy::WorkflowPolicy;
@@ -38,22 +38,36 @@ fn hostile(n: usize) -> Vec<u8> {
         let buttons: String = (0..n)
             .map(|i| {
                 let mark = if target && i == 0 { r#","recordingTarget":true"# } else { "" };
-                format!(r#"{{"tag":"BUTTON","ref":{},"left":{},"top":{},"width":38,"height":18,"text":"OK"{mark}}}"#, 4 + i, (i % 4) * 40, 50 + (i / 4) * 20)
+                format!(
+                    r#"{{"tag":"BUTTON","ref":{},"left":{},"top":{},"width":38,"height":18,"text":"OK"{mark}}}"#,
+                    4 + i,
+                    (i % 4) * 40,
+                    50 + (i / 4) * 20
+                )
             })
             .collect::<Vec<_>>()
             .join(",");
-        format!(r#"{{"tag":"BODY","ref":1,"width":160,"height":210,"children":[{{"tag":"DIV","ref":2,"id":"wrap","width":160,"height":210,"children":[{{"tag":"DIV","ref":3,"id":"area","top":50,"width":160,"height":160,"children":[{buttons}]}}]}}]}}"#)
+        format!(
+            r#"{{"tag":"BODY","ref":1,"width":160,"height":210,"children":[{{"tag":"DIV","ref":2,"id":"wrap","width":160,"height":210,"children":[{{"tag":"DIV","ref":3,"id":"area","top":50,"width":160,"height":160,"children":[{buttons}]}}]}}]}}"#
+        )
     };
     let mut states = vec![format!(r#"{{"time":0,"action":null,"dom":{}}}"#, page(false))];
     for kind in ["mousedown", "mouseup", "click"] {
         states.push(format!(r#"{{"time":1,"action":{{"type":"{kind}","x":5,"y":55,"timing":1}},"dom":{}}}"#, page(true)));
     }
-    format!(r#"{{"taskName":"click-button","utterance":"Click on the \"OK\" button.","states":[{}],"reward":1,"rawReward":1}}"#, states.join(",")).into_bytes()
+    format!(r#"{{"taskName":"click-button","utterance":"Click on the \"OK\" button.","states":[{}],"reward":1,"rawReward":1}}"#, states.join(","))
+        .into_bytes()
 }
 
 /// The same page as an observation, bypassing the importer: induction alone on `n` buttons.
 fn buttons_step(n: usize) -> DemoStep {
-    let mut nodes = vec![DomNode { r#ref: 1, parent: None, tag: "BODY".into(), rect: Rect { left: 0.0, top: 0.0, width: 160.0, height: 210.0 }, ..DomNode::default() }];
+    let mut nodes = vec![DomNode {
+        r#ref: 1,
+        parent: None,
+        tag: "BODY".into(),
+        rect: Rect { left: 0.0, top: 0.0, width: 160.0, height: 210.0 },
+        ..DomNode::default()
+    }];
     for i in 0..n {
         let rect = Rect { left: (i % 4) as f32 * 40.0, top: 50.0 + (i / 4) as f32 * 20.0, width: 38.0, height: 18.0 };
         nodes.push(DomNode { r#ref: 4 + i as u32, parent: Some(0), tag: "BUTTON".into(), text: "OK".into(), rect, ..DomNode::default() });
@@ -88,7 +102,7 @@ fn main() {
         let validate_s = t.elapsed().as_secs_f64();
         let t = Instant::now();
         let mut policy = WorkflowPolicy::new(WgeConfig::default(), 1);
-        policy.add_demonstration(&[step.clone()], Some(&step.observation));
+        policy.add_demonstration(std::slice::from_ref(&step), Some(&step.observation));
         println!("{n} buttons, no importer: validate {validate_s:.4} s, 1 step induced in {:.3} s", t.elapsed().as_secs_f64());
         return;
     }

@@ -99,6 +99,9 @@ pub fn current() -> usize {
 
 // ------------------------------------------------------------------------------ targets
 
+/// A structure-aware mutator: an input, the other inputs to splice from, a new input.
+pub type Mutate = fn(&mut Rng, &[u8], &[Vec<u8>]) -> Vec<u8>;
+
 /// One decoder under fuzzing.
 pub struct Target {
     pub name: &'static str,
@@ -107,7 +110,7 @@ pub struct Target {
     /// Real inputs to start from (built once: shipped agents, sample files, generated ones).
     pub seeds: fn() -> Vec<Vec<u8>>,
     /// A structure-aware mutant of `input` (other seeds and corpus entries to splice from).
-    pub mutate: fn(&mut Rng, &[u8], &[Vec<u8>]) -> Vec<u8>,
+    pub mutate: Mutate,
     /// Feeds one input to the decoder; whatever it returns (a value or a message) is fine, a
     /// panic is not. Returns the outcome's class (its message with the numbers blotted out, or
     /// "ok"): an input with a class not seen before joins the pool, a cheap stand-in for
@@ -335,13 +338,8 @@ fn install_panic_capture() {
     ONCE.call_once(|| {
         std::panic::set_hook(Box::new(|info| {
             let bt = std::backtrace::Backtrace::force_capture();
-            let frames: Vec<String> = bt
-                .to_string()
-                .lines()
-                .filter(|l| l.contains("weblab::") || l.contains("src/"))
-                .take(16)
-                .map(|l| l.trim().to_string())
-                .collect();
+            let frames: Vec<String> =
+                bt.to_string().lines().filter(|l| l.contains("weblab::") || l.contains("src/")).take(16).map(|l| l.trim().to_string()).collect();
             *LAST_PANIC.lock().unwrap() = Some(format!("{info}\n    {}", frames.join("\n    ")));
         }));
     });
@@ -401,14 +399,53 @@ pub fn file(path: &str) -> Option<Vec<u8>> {
 // ------------------------------------------------------------------------------ mutation
 
 const INTERESTING_INTS: [i128; 22] = [
-    0, 1, 2, 3, -1, 7, 16, 127, 128, 255, 256, 1000, 65_535, 65_536, 1 << 20, 2_147_483_647, 2_147_483_648, 4_294_967_295,
-    4_294_967_296, 9_007_199_254_740_993, 18_446_744_073_709_551_615, -9_223_372_036_854_775_808,
+    0,
+    1,
+    2,
+    3,
+    -1,
+    7,
+    16,
+    127,
+    128,
+    255,
+    256,
+    1000,
+    65_535,
+    65_536,
+    1 << 20,
+    2_147_483_647,
+    2_147_483_648,
+    4_294_967_295,
+    4_294_967_296,
+    9_007_199_254_740_993,
+    18_446_744_073_709_551_615,
+    -9_223_372_036_854_775_808,
 ];
 
 const HOSTILE_STRINGS: [&str; 22] = [
-    "", " ", "../x", "../../../../etc/passwd", "//evil.example/x/", "https://evil.example/miniwob/html/", "javascript:alert(1)",
-    "<script>parent.x=1</script>", "<img src=x onerror=alert(1)>", "%2e%2e/", "miniwob/html/../../", "/miniwob/html/miniwob/",
-    "a\\b", "x?y#z", "\u{0}", "\u{202e}rtl", "ĥéllo wörld 😀", "NaN", "-0", "1e309", "click-test", "miniwob/html/",
+    "",
+    " ",
+    "../x",
+    "../../../../etc/passwd",
+    "//evil.example/x/",
+    "https://evil.example/miniwob/html/",
+    "javascript:alert(1)",
+    "<script>parent.x=1</script>",
+    "<img src=x onerror=alert(1)>",
+    "%2e%2e/",
+    "miniwob/html/../../",
+    "/miniwob/html/miniwob/",
+    "a\\b",
+    "x?y#z",
+    "\u{0}",
+    "\u{202e}rtl",
+    "ĥéllo wörld 😀",
+    "NaN",
+    "-0",
+    "1e309",
+    "click-test",
+    "miniwob/html/",
 ];
 
 /// 1 to 4 byte-level edits.
@@ -611,7 +648,10 @@ pub fn mutate_json(rng: &mut Rng, v: &mut Value, others: &[Value]) {
                     } else if let Some(d) = donor(rng, others) {
                         let key = match rng.below(3) {
                             0 => "html".to_string(),
-                            1 => rng.choose(&["source", "base_url", "name", "format", "schema", "task", "seed", "steps", "config"]).unwrap().to_string(),
+                            1 => rng
+                                .choose(&["source", "base_url", "name", "format", "schema", "task", "seed", "steps", "config"])
+                                .unwrap()
+                                .to_string(),
                             _ => format!("k{}", rng.below(100)),
                         };
                         m.insert(key, d);
@@ -628,7 +668,8 @@ pub fn mutate_json_text(rng: &mut Rng, data: &[u8], others: &[Vec<u8>]) -> Vec<u
     if rng.below(10) < 7
         && let Ok(mut v) = serde_json::from_slice::<Value>(data)
     {
-        let docs: Vec<Value> = (0..2).filter_map(|_| others.get(rng.below(others.len().max(1)))).filter_map(|o| serde_json::from_slice(o).ok()).collect();
+        let docs: Vec<Value> =
+            (0..2).filter_map(|_| others.get(rng.below(others.len().max(1)))).filter_map(|o| serde_json::from_slice(o).ok()).collect();
         mutate_json(rng, &mut v, &docs);
         return serde_json::to_vec(&v).expect("a value serialises");
     }
@@ -637,8 +678,11 @@ pub fn mutate_json_text(rng: &mut Rng, data: &[u8], others: &[Vec<u8>]) -> Vec<u
 
 // ------------------------------------------------------------------------------ formats
 
+/// A checkpoint container's magic, version, header and record.
+pub type ContainerParts = ([u8; 8], u32, Vec<u8>, Vec<u8>);
+
 /// The parts of the lab's checkpoint container (magic, version, header, record), or None.
-pub fn container_parts(b: &[u8]) -> Option<([u8; 8], u32, Vec<u8>, Vec<u8>)> {
+pub fn container_parts(b: &[u8]) -> Option<ContainerParts> {
     if b.len() < 32 {
         return None;
     }

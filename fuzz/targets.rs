@@ -18,12 +18,12 @@ use weblab::env::{Action, Environment, Step, TaskSpec};
 use weblab::gminiwob::Design;
 use weblab::gminiwob::sim::SiteSim;
 use weblab::gminiwob::test_sites::test_site;
+use weblab::learn::Agent;
 use weblab::learn::checkpoint::{self as container, Precision};
 use weblab::learn::request::{SNAPSHOT_SCHEMA, SavedRun, TrainRequest};
-use weblab::learn::Agent;
+use weblab::navigator::Navigator;
 use weblab::navigator::config::{Head, NavigatorConfig};
 use weblab::navigator::train::{rollout, site_task};
-use weblab::navigator::Navigator;
 use weblab::rng::Rng;
 use weblab::share::{DemoMaker, Replay, SHARE_VERSION, ShareState, SharedDemo, WgeEvent, WgeRecipe, WgeResult, WgeTimed};
 use weblab::sim::SimEnv;
@@ -39,17 +39,77 @@ pub const TARGETS: &[Target] = &[
     Target { name: "design", what: "Design::from_json", seeds: design_seeds, mutate: mutate_json_text, run: run_design },
     Target { name: "wge_demo", what: "import_wge_demo (.json and .json.gz)", seeds: wge_demo_seeds, mutate: mutate_gzip_json, run: run_wge_demo },
     Target { name: "lab_demo", what: "Demonstration::from_json", seeds: lab_demo_seeds, mutate: mutate_json_text, run: run_lab_demo },
-    Target { name: "container", what: "the checkpoint container (checkpoint::read, every kind)", seeds: container_seeds, mutate: mutate_container, run: run_container },
-    Target { name: "dqn_checkpoint", what: "DOM-Q-Net .wlq: Checkpoint::from_bytes + from_checkpoint", seeds: dqn_seeds, mutate: mutate_container, run: run_dqn },
-    Target { name: "navigator_checkpoint", what: "navigator .wln: Navigator::load", seeds: navigator_seeds, mutate: mutate_container, run: run_navigator },
-    Target { name: "domnet_checkpoint", what: "DOMNet: NeuralPolicy::from_checkpoint", seeds: domnet_seeds, mutate: mutate_container, run: run_domnet },
+    Target {
+        name: "container",
+        what: "the checkpoint container (checkpoint::read, every kind)",
+        seeds: container_seeds,
+        mutate: mutate_container,
+        run: run_container,
+    },
+    Target {
+        name: "dqn_checkpoint",
+        what: "DOM-Q-Net .wlq: Checkpoint::from_bytes + from_checkpoint",
+        seeds: dqn_seeds,
+        mutate: mutate_container,
+        run: run_dqn,
+    },
+    Target {
+        name: "navigator_checkpoint",
+        what: "navigator .wln: Navigator::load",
+        seeds: navigator_seeds,
+        mutate: mutate_container,
+        run: run_navigator,
+    },
+    Target {
+        name: "domnet_checkpoint",
+        what: "DOMNet: NeuralPolicy::from_checkpoint",
+        seeds: domnet_seeds,
+        mutate: mutate_container,
+        run: run_domnet,
+    },
     Target { name: "adversary_checkpoint", what: "adversary: Adversary::load", seeds: adversary_seeds, mutate: mutate_container, run: run_adversary },
-    Target { name: "dqn_snapshot", what: "DOM-Q-Net snapshot state: SavedRun JSON, its check and replay restore", seeds: dqn_snapshot_seeds, mutate: mutate_json_text, run: run_dqn_snapshot },
-    Target { name: "dqn_optimizer", what: "DOM-Q-Net Adam moments: load_optimizer_state", seeds: dqn_optimizer_seeds, mutate: mutate_bytes, run: run_dqn_optimizer },
-    Target { name: "navigator_state", what: "navigator learner state (Adam; DQN: target network and replay bytes)", seeds: navigator_state_seeds, mutate: mutate_nav_state, run: run_navigator_state },
-    Target { name: "wge_session", what: "WgeSession::restore (State::restore)", seeds: wge_session_seeds, mutate: mutate_json_text, run: run_wge_session },
-    Target { name: "train_request", what: "the worker's TrainRequest (from_json, config)", seeds: train_request_seeds, mutate: mutate_json_text, run: run_train_request },
-    Target { name: "env_messages", what: "page messages: EnvRequest (and its check), EnvReply", seeds: env_message_seeds, mutate: mutate_json_text, run: run_env_messages },
+    Target {
+        name: "dqn_snapshot",
+        what: "DOM-Q-Net snapshot state: SavedRun JSON, its check and replay restore",
+        seeds: dqn_snapshot_seeds,
+        mutate: mutate_json_text,
+        run: run_dqn_snapshot,
+    },
+    Target {
+        name: "dqn_optimizer",
+        what: "DOM-Q-Net Adam moments: load_optimizer_state",
+        seeds: dqn_optimizer_seeds,
+        mutate: mutate_bytes,
+        run: run_dqn_optimizer,
+    },
+    Target {
+        name: "navigator_state",
+        what: "navigator learner state (Adam; DQN: target network and replay bytes)",
+        seeds: navigator_state_seeds,
+        mutate: mutate_nav_state,
+        run: run_navigator_state,
+    },
+    Target {
+        name: "wge_session",
+        what: "WgeSession::restore (State::restore)",
+        seeds: wge_session_seeds,
+        mutate: mutate_json_text,
+        run: run_wge_session,
+    },
+    Target {
+        name: "train_request",
+        what: "the worker's TrainRequest (from_json, config)",
+        seeds: train_request_seeds,
+        mutate: mutate_json_text,
+        run: run_train_request,
+    },
+    Target {
+        name: "env_messages",
+        what: "page messages: EnvRequest (and its check), EnvReply",
+        seeds: env_message_seeds,
+        mutate: mutate_json_text,
+        run: run_env_messages,
+    },
 ];
 
 pub fn target(name: &str) -> Option<&'static Target> {
@@ -93,7 +153,12 @@ fn share_states() -> Vec<ShareState> {
         replay: None,
         ..episode.clone()
     };
-    let demo = |seed| SharedDemo { by: DemoMaker::Person, seed, data_mode: "train".into(), actions: vec![Action::Type(3, "kanesha".into()), Action::Click(6)] };
+    let demo = |seed| SharedDemo {
+        by: DemoMaker::Person,
+        seed,
+        data_mode: "train".into(),
+        actions: vec![Action::Type(3, "kanesha".into()), Action::Click(6)],
+    };
     let at = |at, event| WgeTimed { at, event };
     let wge = ShareState {
         view: "wge".into(),
@@ -104,7 +169,13 @@ fn share_states() -> Vec<ShareState> {
             policy_seed: 1,
             first_seed: 100,
             episodes: 30,
-            events: vec![at(0, WgeEvent::Demo), at(0, WgeEvent::Demo), at(0, WgeEvent::NeuralOn), at(10, WgeEvent::Judge(5)), at(20, WgeEvent::Reload)],
+            events: vec![
+                at(0, WgeEvent::Demo),
+                at(0, WgeEvent::Demo),
+                at(0, WgeEvent::NeuralOn),
+                at(10, WgeEvent::Judge(5)),
+                at(20, WgeEvent::Reload),
+            ],
             eval_seeds: (0..10).map(|k| (1 << 30) + k).collect(),
             sender: WgeResult { workflow: 7, neural: Some(2) },
         })),
@@ -186,10 +257,13 @@ fn run_design(data: &[u8]) -> String {
 // ------------------------------------------------------------------------------ demonstrations
 
 fn wge_demo_seeds() -> Vec<Vec<u8>> {
-    let mut seeds: Vec<Vec<u8>> = ["tests/fixtures/wge/click-checkboxes_317HQ483I8MMPG6UM3BHWSEVMTONIZ_d4.json.gz", "tests/fixtures/wge/login-user_3B4YI393VAQ8Z71VZBMHZOUOIQXSS7_d2.json.gz"]
-        .iter()
-        .filter_map(|p| file(p))
-        .collect();
+    let mut seeds: Vec<Vec<u8>> = [
+        "tests/fixtures/wge/click-checkboxes_317HQ483I8MMPG6UM3BHWSEVMTONIZ_d4.json.gz",
+        "tests/fixtures/wge/login-user_3B4YI393VAQ8Z71VZBMHZOUOIQXSS7_d2.json.gz",
+    ]
+    .iter()
+    .filter_map(|p| file(p))
+    .collect();
     // A few more of the published demonstrations, when the shared reference folder is here.
     if let Ok(dirs) = std::fs::read_dir("/work/shared/reference/wge-demos") {
         let mut dirs: Vec<_> = dirs.filter_map(|d| d.ok().map(|d| d.path())).filter(|p| p.is_dir()).collect();
@@ -246,7 +320,17 @@ fn run_lab_demo(data: &[u8]) -> String {
 // ------------------------------------------------------------------------------ checkpoints
 
 fn small_dqn() -> DqnConfig {
-    DqnConfig { batch_size: 8, replay_capacity: 64, dom_hidden: 16, token_hidden: 8, mode_hidden: 8, tag_vocab: 40, text_vocab: 200, class_vocab: 40, ..DqnConfig::default() }
+    DqnConfig {
+        batch_size: 8,
+        replay_capacity: 64,
+        dom_hidden: 16,
+        token_hidden: 8,
+        mode_hidden: 8,
+        tag_vocab: 40,
+        text_vocab: 200,
+        class_vocab: 40,
+        ..DqnConfig::default()
+    }
 }
 
 fn small_nav(head: Head) -> NavigatorConfig {
@@ -264,7 +348,18 @@ fn small_nav(head: Head) -> NavigatorConfig {
 }
 
 fn small_domnet() -> NeuralConfig {
-    NeuralConfig { word_vocab: 100, word_dim: 8, lstm_hidden: 8, tag_vocab: 20, class_vocab: 20, align_dim: 8, tree_dim: 8, attn_dim: 8, ctx_dim: 8, ..NeuralConfig::default() }
+    NeuralConfig {
+        word_vocab: 100,
+        word_dim: 8,
+        lstm_hidden: 8,
+        tag_vocab: 20,
+        class_vocab: 20,
+        align_dim: 8,
+        tree_dim: 8,
+        attn_dim: 8,
+        ctx_dim: 8,
+        ..NeuralConfig::default()
+    }
 }
 
 fn small_adversary() -> AdversaryConfig {
@@ -369,7 +464,13 @@ fn harness_target(name: &str) -> &'static Target {
 
 fn run_container(data: &[u8]) -> String {
     use weblab::{adversary, dom_q_net, navigator, wge};
-    let kinds = [&dom_q_net::checkpoint::KIND, &navigator::checkpoint::KIND, &wge::neural::KIND, &adversary::generator::KIND, &weblab::curriculum::train::RUN_KIND];
+    let kinds = [
+        &dom_q_net::checkpoint::KIND,
+        &navigator::checkpoint::KIND,
+        &wge::neural::KIND,
+        &adversary::generator::KIND,
+        &weblab::curriculum::train::RUN_KIND,
+    ];
     let kind = kinds.iter().find(|k| data.starts_with(k.magic)).unwrap_or(&kinds[0]);
     class_of(container::read(kind, data).map(|p| (p.version, p.header.len(), p.record.len())))
 }
@@ -392,14 +493,12 @@ fn run_dqn_snapshot(data: &[u8]) -> String {
         let mut cell = cell.borrow_mut();
         let agent = cell.get_or_insert_with(|| DomQNetAgent::new(small_dqn(), &Device::flex()).unwrap());
         let req = TrainRequest { tasks: vec![SimEnv::spec("sim-click")], ..TrainRequest::default() };
-        let r = serde_json::from_slice::<SavedRun>(data)
-            .map_err(|e| e.to_string())
-            .and_then(|saved| {
-                saved.check(&req, &agent.cfg)?;
-                agent.replay_mut().restore(saved.replay)?;
-                Trainer::from_state(saved.trainer);
-                Ok(())
-            });
+        let r = serde_json::from_slice::<SavedRun>(data).map_err(|e| e.to_string()).and_then(|saved| {
+            saved.check(&req, &agent.cfg)?;
+            agent.replay_mut().restore(saved.replay)?;
+            Trainer::from_state(saved.trainer);
+            Ok(())
+        });
         class_of(r)
     })
 }
@@ -433,7 +532,9 @@ fn mutate_nav_state(rng: &mut Rng, data: &[u8], others: &[Vec<u8>]) -> Vec<u8> {
     let mut at = MAGIC.len();
     let mut parts = Vec::new();
     for _ in 0..2 {
-        let Some(len) = data.get(at..at + 8).map(|b| u64::from_le_bytes(b.try_into().unwrap()) as usize) else { return mutate_bytes(rng, data, others) };
+        let Some(len) = data.get(at..at + 8).map(|b| u64::from_le_bytes(b.try_into().unwrap()) as usize) else {
+            return mutate_bytes(rng, data, others);
+        };
         let Some(p) = data.get(at + 8..at + 8 + len) else { return mutate_bytes(rng, data, others) };
         parts.push(p.to_vec());
         at += 8 + len;
@@ -524,7 +625,8 @@ fn env_message_seeds() -> Vec<Vec<u8>> {
     let (obs, _, step) = sim_entry();
     let msgs = [
         serde_json::to_value(EnvRequest::Reset { task: 1, spec: TaskSpec::builtin("click-test").unwrap(), seed: 4 }).unwrap(),
-        serde_json::to_value(EnvRequest::Reset { task: 0, spec: TaskSpec::generated("login-0", test_site("login", 0).unwrap()).unwrap(), seed: 4 }).unwrap(),
+        serde_json::to_value(EnvRequest::Reset { task: 0, spec: TaskSpec::generated("login-0", test_site("login", 0).unwrap()).unwrap(), seed: 4 })
+            .unwrap(),
         serde_json::to_value(EnvRequest::Step { task: 0, action: Action::Type(3, "hello".into()) }).unwrap(),
         serde_json::to_value(EnvReply::Observation(obs)).unwrap(),
         serde_json::to_value(EnvReply::Step(step)).unwrap(),
@@ -544,4 +646,3 @@ fn run_env_messages(data: &[u8]) -> String {
         })),
     }
 }
-

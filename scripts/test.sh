@@ -9,6 +9,11 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/weblab-target}"
 export PATH="$HOME/.cargo/bin:$PATH"
 say() { printf '\033[1m[test]\033[0m %s\n' "$*"; }
 
+say "format and lints (cargo fmt, clippy natively and for the learner worker's wasm build)"
+cargo fmt --check
+cargo clippy --locked --all-targets -- -D warnings
+cargo clippy --locked --profile shell --target wasm32-unknown-unknown --lib --features learner -- -D warnings
+
 say "native tests"
 cargo test --locked
 

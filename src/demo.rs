@@ -190,7 +190,11 @@ mod tests {
         let d = Demonstration::from_json(&v.to_string()).unwrap();
         assert_eq!(d.actions().cloned().collect::<Vec<_>>(), [Action::Drag(vec![(30, 80), (90, 120)]), Action::PressKey("<Enter>".into())]);
         v["steps"] = serde_json::json!([step(serde_json::json!({"drag": [[30, 80]]}))]);
-        assert!(Demonstration::from_json(&v.to_string()).unwrap_err().contains("step 1 of the demonstration cannot be performed: a drag needs at least two points"));
+        assert!(
+            Demonstration::from_json(&v.to_string())
+                .unwrap_err()
+                .contains("step 1 of the demonstration cannot be performed: a drag needs at least two points")
+        );
         let huge = format!("{{\"pad\": \"{}\"}}", "x".repeat(MAX_DEMO_BYTES));
         assert!(Demonstration::from_json(&huge).unwrap_err().contains("at most 20 MB"));
     }

@@ -236,10 +236,7 @@ impl ShareState {
     /// Parses a URL fragment (with or without `#`). `known_agents` lists the shipped checkpoints.
     pub fn decode(fragment: &str, known_agents: &[String]) -> Result<Self, ShareError> {
         let fragment = fragment.trim_start_matches('#');
-        let encoded = fragment
-            .split('&')
-            .find_map(|kv| kv.strip_prefix("s="))
-            .ok_or_else(|| ShareError("it has no lab state in it".into()))?;
+        let encoded = fragment.split('&').find_map(|kv| kv.strip_prefix("s=")).ok_or_else(|| ShareError("it has no lab state in it".into()))?;
         if encoded.len() > MAX_ENCODED {
             return Err(ShareError(format!("it is too long ({} characters; at most {MAX_ENCODED})", encoded.len())));
         }
@@ -265,10 +262,12 @@ impl ShareState {
             return Err(ShareError("a WGE run is on one of the lab's own tasks or a real MiniWoB++ page".into()));
         }
         // The one check every task from outside the lab's own code gets (`TaskSpec::check_untrusted`).
-        self.task.check_untrusted().map_err(|e| ShareError(match e {
-            EnvError::RefusedTask(why) => why,
-            e => e.to_string(),
-        }))?;
+        self.task.check_untrusted().map_err(|e| {
+            ShareError(match e {
+                EnvError::RefusedTask(why) => why,
+                e => e.to_string(),
+            })
+        })?;
         if let Some(cfg) = &self.config {
             cfg.validate().map_err(|e| ShareError(format!("its agent settings are invalid: {e}")))?;
         }
@@ -312,10 +311,7 @@ mod tests {
             task: TaskSpec::builtin("enter-text").unwrap(),
             seed: 42,
             config: Some(DqnConfig { gnn_steps: 7, ..DqnConfig::default() }),
-            replay: Some(Replay::Episode {
-                actions: vec![Action::Type(5, "Cheree ü".into()), Action::Click(6)],
-                raw_reward: Some(1.0),
-            }),
+            replay: Some(Replay::Episode { actions: vec![Action::Type(5, "Cheree ü".into()), Action::Click(6)], raw_reward: Some(1.0) }),
         }
     }
 
@@ -325,23 +321,15 @@ mod tests {
         let frag = s.encode();
         assert!(frag.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_=s".contains(&b)), "URL-safe: {frag}");
         assert_eq!(ShareState::decode(&format!("#{frag}"), &[]).unwrap(), s);
-        let ckpt = ShareState {
-            replay: Some(Replay::Checkpoint { agent: "click-test".into(), seeds: (1..=10).collect() }),
-            ..episode()
-        };
+        let ckpt = ShareState { replay: Some(Replay::Checkpoint { agent: "click-test".into(), seeds: (1..=10).collect() }), ..episode() };
         assert_eq!(ShareState::decode(&ckpt.encode(), &["click-test".into()]).unwrap(), ckpt);
     }
 
     #[test]
     fn generated_sites_travel_as_designs() {
         let design = crate::gminiwob::test_sites::test_site("shopping", 3).unwrap();
-        let s = ShareState {
-            view: "design".into(),
-            task: TaskSpec::generated("shopping-3", design).unwrap(),
-            config: None,
-            replay: None,
-            ..episode()
-        };
+        let s =
+            ShareState { view: "design".into(), task: TaskSpec::generated("shopping-3", design).unwrap(), config: None, replay: None, ..episode() };
         assert_eq!(ShareState::decode(&s.encode(), &[]).unwrap(), s);
         // A tampered design is refused with the design's own message.
         let json = serde_json::to_string(&s).unwrap().replace("\"action\":[29,", "\"action\":[99,");
@@ -353,7 +341,12 @@ mod tests {
     }
 
     fn wge() -> ShareState {
-        let demo = |seed| SharedDemo { by: DemoMaker::Scripted, seed, data_mode: "train".into(), actions: vec![Action::Type(3, "kanesha".into()), Action::Click(6)] };
+        let demo = |seed| SharedDemo {
+            by: DemoMaker::Scripted,
+            seed,
+            data_mode: "train".into(),
+            actions: vec![Action::Type(3, "kanesha".into()), Action::Click(6)],
+        };
         let at = |at, event| WgeTimed { at, event };
         ShareState {
             v: SHARE_VERSION,
@@ -400,11 +393,13 @@ mod tests {
             s
         };
         assert!(err(&with(&|r| r.demos.clear())).contains("0 demonstrations (1 to 20)"));
-        assert!(err(&with(&|r| {
-            r.demos = vec![r.demos[0].clone(); 21];
-            r.events = vec![WgeTimed { at: 0, event: WgeEvent::Demo }; 21];
-        }))
-        .contains("21 demonstrations"));
+        assert!(
+            err(&with(&|r| {
+                r.demos = vec![r.demos[0].clone(); 21];
+                r.events = vec![WgeTimed { at: 0, event: WgeEvent::Demo }; 21];
+            }))
+            .contains("21 demonstrations")
+        );
         assert!(err(&with(&|r| r.demos[1].actions = vec![Action::Click(1); MAX_ACTIONS + 1])).contains("#2 has 501 actions"));
         assert!(err(&with(&|r| r.demos[0].actions.clear())).contains("#1 has 0 actions"));
         assert!(err(&with(&|r| r.demos[0].actions = vec![Action::Type(1, "x".repeat(MAX_TEXT + 1))])).contains("overly long text"));
@@ -412,23 +407,35 @@ mod tests {
         assert!(err(&with(&|r| r.episodes = MAX_WGE_EPISODES + 1)).contains("1001 exploration episodes (at most 1000)"));
         assert!(err(&with(&|r| r.events.push(WgeTimed { at: 5, event: WgeEvent::NeuralOff }))).contains("out of order"));
         assert!(err(&with(&|r| r.events.push(WgeTimed { at: 31, event: WgeEvent::NeuralOff }))).contains("out of order"));
-        assert!(err(&with(&|r| r.events.extend(vec![WgeTimed { at: 30, event: WgeEvent::NeuralOff }; MAX_WGE_EVENTS]))).contains("events (at most 400)"));
-        assert!(err(&with(&|r| { r.events.remove(0); })).contains("adds 1 demonstrations but it carries 2"));
+        assert!(
+            err(&with(&|r| r.events.extend(vec![WgeTimed { at: 30, event: WgeEvent::NeuralOff }; MAX_WGE_EVENTS]))).contains("events (at most 400)")
+        );
+        assert!(
+            err(&with(&|r| {
+                r.events.remove(0);
+            }))
+            .contains("adds 1 demonstrations but it carries 2")
+        );
         assert!(err(&with(&|r| r.events[3].event = WgeEvent::Judge(0))).contains("on 0 seeds"));
         assert!(err(&with(&|r| r.eval_seeds.clear())).contains("0 evaluation seeds"));
         assert!(err(&with(&|r| r.eval_seeds = (0..51).collect())).contains("51 evaluation seeds"));
         assert!(err(&with(&|r| r.sender.workflow = 11)).contains("recorded result"));
-        assert!(err(&with(&|r| {
-            r.events.retain(|e| e.event != WgeEvent::NeuralOn);
-        }))
-        .contains("recorded result"), "a DOMNet result needs a run that trained DOMNet");
+        assert!(
+            err(&with(&|r| {
+                r.events.retain(|e| e.event != WgeEvent::NeuralOn);
+            }))
+            .contains("recorded result"),
+            "a DOMNet result needs a run that trained DOMNet"
+        );
         // Demonstrations must come before exploration.
-        assert!(err(&with(&|r| {
-            r.events.retain(|e| e.event != WgeEvent::Demo);
-            r.events.push(WgeTimed { at: 30, event: WgeEvent::Demo });
-            r.events.push(WgeTimed { at: 30, event: WgeEvent::Demo });
-        }))
-        .contains("explores before any demonstration"));
+        assert!(
+            err(&with(&|r| {
+                r.events.retain(|e| e.event != WgeEvent::Demo);
+                r.events.push(WgeTimed { at: 30, event: WgeEvent::Demo });
+                r.events.push(WgeTimed { at: 30, event: WgeEvent::Demo });
+            }))
+            .contains("explores before any demonstration")
+        );
         // Unknown tasks, other pages, and a WGE run in another view are refused.
         assert!(err(&ShareState { task: TaskSpec::Builtin { name: "nope".into() }, ..wge() }).contains("unknown task"));
         let inline = ShareState { task: TaskSpec::Inline { name: "x".into(), html: "<script>alert(1)</script>".into() }, ..wge() };
@@ -484,7 +491,8 @@ mod tests {
             ..episode()
         };
         assert_eq!(ShareState::decode(&frag(&pointer), &[]).unwrap(), pointer);
-        let bad_key = ShareState { replay: Some(Replay::Episode { actions: vec![Action::PressKey("<Hyper>".into())], raw_reward: None }), ..episode() };
+        let bad_key =
+            ShareState { replay: Some(Replay::Episode { actions: vec![Action::PressKey("<Hyper>".into())], raw_reward: None }), ..episode() };
         assert!(err(&frag(&bad_key)).contains("impossible action (unknown key <Hyper>"), "{}", err(&frag(&bad_key)));
         let forever = ShareState { replay: Some(Replay::Episode { actions: vec![Action::Wait(3_600_000)], raw_reward: None }), ..episode() };
         assert!(err(&frag(&forever)).contains("a wait of 3600000 ms"));

@@ -9,8 +9,8 @@
 //!   field holds exactly W, −1 otherwise.
 
 use crate::env::{
-    Action, DomGraph, DomNode, EnvError, Environment, EpisodeGuard, Field, Instruction, NodeRef, NodeValue,
-    Observation, Rect, STEP_LIMIT_REASON, Step, TaskSpec,
+    Action, DomGraph, DomNode, EnvError, Environment, EpisodeGuard, Field, Instruction, NodeRef, NodeValue, Observation, Rect, STEP_LIMIT_REASON,
+    Step, TaskSpec,
 };
 use crate::policy::Policy;
 use crate::rng::Rng;
@@ -18,8 +18,8 @@ use crate::rng::Rng;
 pub const SIM_TASKS: [&str; 2] = ["sim-click", "sim-type"];
 
 const WORDS: [&str; 24] = [
-    "ok", "yes", "no", "next", "back", "save", "open", "send", "stop", "play", "edit", "copy", "help", "undo",
-    "redo", "done", "skip", "load", "like", "share", "print", "close", "apply", "reset",
+    "ok", "yes", "no", "next", "back", "save", "open", "send", "stop", "play", "edit", "copy", "help", "undo", "redo", "done", "skip", "load",
+    "like", "share", "print", "close", "apply", "reset",
 ];
 const FILLER: [&str; 6] = ["lorem", "ipsum", "dolor", "amet", "sed", "nunc"];
 
@@ -96,14 +96,7 @@ impl SimEnv {
     fn outcome(&mut self, raw: f64, reason: Option<&str>) -> Step {
         let capped = self.guard.record(raw != 0.0);
         let (raw, reason) = if capped { (-1.0, Some(STEP_LIMIT_REASON)) } else { (raw, reason) };
-        Step {
-            observation: self.observe(),
-            reward: raw,
-            raw_reward: raw,
-            done: raw != 0.0,
-            reason: reason.map(str::to_string),
-            ..Step::default()
-        }
+        Step { observation: self.observe(), reward: raw, raw_reward: raw, done: raw != 0.0, reason: reason.map(str::to_string), ..Step::default() }
     }
 }
 

@@ -13,8 +13,8 @@ use weblab::curriculum::train::{LoopConfig, PopulationTrainer, population};
 use weblab::curriculum::{CurriculumLearning, DomainRandomization, Generator};
 use weblab::gminiwob::Design;
 use weblab::gminiwob::sim::SiteSim;
-use weblab::navigator::train::sim_pool;
 use weblab::navigator::NavigatorConfig;
+use weblab::navigator::train::sim_pool;
 use weblab::rng::Rng;
 use weblab::util::block_on;
 
@@ -43,12 +43,15 @@ fn the_decoder_has_the_papers_shape_and_about_their_parameter_count() {
     let count = |k: usize| 20_200 + (10_100 + 101 * k) + 80_400 + (10_100 + 101 * 41) + (10_100 + 101 * k) + ((41 + 2 * k) * 100 + 100 + 10_100);
     let a = adversary(Objective::Code, 1);
     assert_eq!(a.model().parameter_counts(), (count(4), 10_201));
-    let ten = Adversary::new(AdversaryConfig { max_pages: 10, ..AdversaryConfig::default() }, ObjectiveConfig::new(Objective::Code), &dev(), 1).unwrap();
+    let ten =
+        Adversary::new(AdversaryConfig { max_pages: 10, ..AdversaryConfig::default() }, ObjectiveConfig::new(Objective::Code), &dev(), 1).unwrap();
     let (policy, _) = ten.model().parameter_counts();
     assert_eq!(policy, count(10));
     // AEG A.12: 152,461 for the policy network.
     assert!((policy as f64 - 152_461.0).abs() / 152_461.0 < 0.01, "{policy}");
-    assert!(Adversary::new(AdversaryConfig { max_pages: 11, ..AdversaryConfig::default() }, ObjectiveConfig::new(Objective::Code), &dev(), 1).is_err());
+    assert!(
+        Adversary::new(AdversaryConfig { max_pages: 11, ..AdversaryConfig::default() }, ObjectiveConfig::new(Objective::Code), &dev(), 1).is_err()
+    );
 }
 
 #[test]
@@ -56,7 +59,8 @@ fn designs_over_ten_pages_validate_and_render() {
     // The papers' K = 10 ("40 primitives across 10 web pages"): every sampled design validates,
     // renders in the site simulator with its k + 1 pages, and takes a step.
     use weblab::env::Environment;
-    let a = Adversary::new(AdversaryConfig { max_pages: 10, ..AdversaryConfig::default() }, ObjectiveConfig::new(Objective::Code), &dev(), 4).unwrap();
+    let a =
+        Adversary::new(AdversaryConfig { max_pages: 10, ..AdversaryConfig::default() }, ObjectiveConfig::new(Objective::Code), &dev(), 4).unwrap();
     let mut sim = sims().pop().unwrap();
     let mut rng = Rng::new(6);
     let mut most = 0;
@@ -151,7 +155,10 @@ fn designs_scored_together_score_as_each_alone_values_and_gradients() {
             close(all_skips[j * n + i], x, "log π(SKIP)");
         }
         let part = s.log_prob + s.entropy + s.value + s.skip_log_probs.sum();
-        alone_sum = Some(match alone_sum { None => part, Some(t) => t + part });
+        alone_sum = Some(match alone_sum {
+            None => part,
+            Some(t) => t + part,
+        });
     }
     let together_sum = together.log_prob.sum() + together.entropy.sum() + together.value.sum() + together.skip_log_probs.sum().reshape([1]);
     let grads = |loss: Tensor<1>| GradientsParams::from_grads(loss.backward(), m);
@@ -266,7 +273,8 @@ fn a_short_run_of_every_objective_completes_and_reports() {
         assert!(it.reports.is_empty() && it.returns(0).len() == 1);
     }
     // PAIRED with one navigator is refused, with a message.
-    let mut t = PopulationTrainer::new(population(&nav_config(), 1, &dev(), 1).unwrap(), adversary(Objective::Paired, 1), LoopConfig::default(), 1).unwrap();
+    let mut t =
+        PopulationTrainer::new(population(&nav_config(), 1, &dev(), 1).unwrap(), adversary(Objective::Paired, 1), LoopConfig::default(), 1).unwrap();
     assert!(block_on(t.step(&mut sims())).unwrap_err().contains("protagonist"));
 }
 
@@ -311,7 +319,8 @@ fn a_run_resumed_from_its_snapshot_goes_on_exactly() {
     assert!(PopulationTrainer::resume(&bad, adversary(objective, 6), &dev()).err().unwrap().contains("damaged"));
     assert!(PopulationTrainer::resume(&snapshot, adversary(Objective::FlexiblePaired, 6), &dev()).err().unwrap().contains("CoDE"));
     // The same objective with another alpha: the message names both and the flags to give.
-    let other_alpha = Adversary::new(AdversaryConfig::default(), ObjectiveConfig { alpha: 0.8, ..ObjectiveConfig::new(objective) }, &dev(), 6).unwrap();
+    let other_alpha =
+        Adversary::new(AdversaryConfig::default(), ObjectiveConfig { alpha: 0.8, ..ObjectiveConfig::new(objective) }, &dev(), 6).unwrap();
     let err = PopulationTrainer::resume(&snapshot, other_alpha, &dev()).err().unwrap();
     assert!(err.contains("alpha 0.9") && err.contains("alpha 0.8") && err.contains("--alpha"), "{err}");
 }

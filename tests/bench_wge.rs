@@ -45,8 +45,8 @@ use weblab::web::IframeEnv;
 use weblab::web::util::yield_now;
 use weblab::wge::config::{WgeConfig, max_steps_for};
 use weblab::wge::demo_import::{check_usable, import_wge_file};
-use weblab::wge::explore::{EpisodeEnd, run_episode, train_episode};
 use weblab::wge::domnet_config::NeuralConfig;
+use weblab::wge::explore::{EpisodeEnd, run_episode, train_episode};
 use weblab::wge::neural::NeuralPolicy;
 use weblab::wge::policy::{Mode, WorkflowPolicy};
 use weblab::wge::replay::ReplayEpisode;
@@ -120,8 +120,7 @@ async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
 /// left out (not importable, or not a success with an action).
 async fn people_demos(dir: &str, page: &str) -> Result<(Vec<(Vec<DemoStep>, weblab::env::Observation)>, Vec<String>), String> {
     let index = fetch_bytes(&format!("{dir}/index.json")).await?;
-    let index: std::collections::BTreeMap<String, Vec<String>> =
-        serde_json::from_slice(&index).map_err(|e| format!("{dir}/index.json: {e}"))?;
+    let index: std::collections::BTreeMap<String, Vec<String>> = serde_json::from_slice(&index).map_err(|e| format!("{dir}/index.json: {e}"))?;
     let mut files = index.get(page).cloned().unwrap_or_default();
     files.sort();
     files.truncate(DEMOS as usize);
@@ -282,9 +281,19 @@ async fn bench_workflow_policy_on_table_1_tasks() {
         let (c, p) = (&sched.cfg, NeuralConfig::default());
         console_log!(
             "DOMNet+WGE (CPU backend, seed {seed}): every {} exploration episodes {} replay gradient steps of {} episodes once a group holds {} (paper: every {}, {} steps, {} episodes, {}), then {} on-policy episodes (seeds {ON_POLICY_SEEDS}+); greedy on the same held-out seeds",
-            c.replay_every, c.replay_steps, c.replay_batch, c.replay_min_group, p.replay_every, p.replay_steps, p.replay_batch, p.replay_min_group, sched.on_policy
+            c.replay_every,
+            c.replay_steps,
+            c.replay_batch,
+            c.replay_min_group,
+            p.replay_every,
+            p.replay_steps,
+            p.replay_batch,
+            p.replay_min_group,
+            sched.on_policy
         );
-        console_log!("| task | paper DOMNet+WGE | DOMNet+WGE test (%) | workflow test (%) | workflow training success by quarter (%) | replay stored (groups ready / groups) | gradient steps (replay + on-policy) | on-policy successes | wall-clock explore / neural / test / all (s) |");
+        console_log!(
+            "| task | paper DOMNet+WGE | DOMNet+WGE test (%) | workflow test (%) | workflow training success by quarter (%) | replay stored (groups ready / groups) | gradient steps (replay + on-policy) | on-policy successes | wall-clock explore / neural / test / all (s) |"
+        );
         console_log!("|---|---|---|---|---|---|---|---|---|");
     } else {
         console_log!("| task | paper DOMNet+WGE | demo steps | step cap | training success by quarter (%) | test success (%) | wall-clock (s) |");
@@ -361,8 +370,7 @@ async fn bench_workflow_policy_on_table_1_tasks() {
                 test_by_group: Default::default(),
             }
         });
-        let empty_positions: usize =
-            policy.demos().iter().map(|d| d.positions.iter().filter(|p| p.options.is_empty()).count()).sum();
+        let empty_positions: usize = policy.demos().iter().map(|d| d.positions.iter().filter(|p| p.options.is_empty()).count()).sum();
         let quarter = episodes.div_ceil(4).max(1);
         let mut quarters = Vec::new();
         let (mut wins, mut n) = (0, 0);
@@ -413,13 +421,28 @@ async fn bench_workflow_policy_on_table_1_tasks() {
                     let mut order: Vec<usize> = (0..p.options.len()).collect();
                     order.sort_by(|&a, &b| probs[b].total_cmp(&probs[a]));
                     for &o in order.iter().take(6) {
-                        console_log!("demo {k} v{v} V={:.2} p={:.3} w={:.2} paths={} {}", p.value, probs[o], p.weights[o], p.options[o].paths, d.constraint(&p.options[o]).map_or("skip".into(), |c| c.to_string()));
+                        console_log!(
+                            "demo {k} v{v} V={:.2} p={:.3} w={:.2} paths={} {}",
+                            p.value,
+                            probs[o],
+                            p.weights[o],
+                            p.options[o].paths,
+                            d.constraint(&p.options[o]).map_or("skip".into(), |c| c.to_string())
+                        );
                     }
                 }
             }
             for s in 0..5 {
                 let ep = run_episode(&mut env, &mut policy, &spec, 50_000 + s, Mode::Explore).await.unwrap();
-                console_log!("explore {s}: end {:?} reward {} actions {:?} stopped {:?}", ep.end, ep.raw_reward, ep.steps.iter().map(|s| s.action.describe(Some(&s.observation.dom))).collect::<Vec<_>>(), ep.stopped_at.map(|c| policy.demos()[c.demo].constraint(&policy.demos()[c.demo].positions[c.vertex].options[c.option]).map(|x| x.to_string())));
+                console_log!(
+                    "explore {s}: end {:?} reward {} actions {:?} stopped {:?}",
+                    ep.end,
+                    ep.raw_reward,
+                    ep.steps.iter().map(|s| s.action.describe(Some(&s.observation.dom))).collect::<Vec<_>>(),
+                    ep.stopped_at.map(|c| policy.demos()[c.demo]
+                        .constraint(&policy.demos()[c.demo].positions[c.vertex].options[c.option])
+                        .map(|x| x.to_string()))
+                );
             }
         }
         let modes = builtin_task(task).map(|t| t.modes.clone()).unwrap_or_default();

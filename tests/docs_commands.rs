@@ -12,11 +12,8 @@ fn root() -> PathBuf {
 /// (file, line) of every command line in a ```sh block of README.md and docs/*.md.
 fn commands() -> Vec<(String, String)> {
     let mut files = vec![root().join("README.md")];
-    let mut docs: Vec<PathBuf> = fs::read_dir(root().join("docs"))
-        .expect("docs/")
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "md"))
-        .collect();
+    let mut docs: Vec<PathBuf> =
+        fs::read_dir(root().join("docs")).expect("docs/").map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "md")).collect();
     docs.sort();
     files.extend(docs);
     let mut out = Vec::new();
@@ -107,8 +104,7 @@ fn check(file: &str, line: &str) -> Result<(), String> {
 fn every_documented_command_names_what_exists() {
     let cmds = commands();
     assert!(cmds.len() >= 20, "found only {} commands in README.md and docs/", cmds.len());
-    let failures: Vec<String> =
-        cmds.iter().filter_map(|(f, l)| check(f, l).err().map(|e| format!("{f}: `{l}`: {e}"))).collect();
+    let failures: Vec<String> = cmds.iter().filter_map(|(f, l)| check(f, l).err().map(|e| format!("{f}: `{l}`: {e}"))).collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

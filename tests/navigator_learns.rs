@@ -47,7 +47,12 @@ fn learns_the_login_site_to_95_percent() {
         block_on(trainer.step(&mut env)).unwrap();
     }
     let after = block_on(judge(&mut env, &mut trainer.population[0], &task, JUDGE_SEEDS_FROM..JUDGE_SEEDS_FROM + 50)).unwrap();
-    assert!(after.success_rate() >= 0.95, "greedy success {:.0}% after 1,500 updates (before: {:.0}%)", 100.0 * after.success_rate(), 100.0 * before.success_rate());
+    assert!(
+        after.success_rate() >= 0.95,
+        "greedy success {:.0}% after 1,500 updates (before: {:.0}%)",
+        100.0 * after.success_rate(),
+        100.0 * before.success_rate()
+    );
     assert!(before.success_rate() < 0.5, "an untrained navigator does not already solve it: {before:?}");
     assert!(after.mean_steps <= 4.0, "two fields and a submit: {after:?}");
 }
@@ -120,7 +125,12 @@ fn dqn_learns_the_login_site_to_95_percent() {
     }
     let after = block_on(judge(&mut env, &mut trainer.population[0], &task, seeds)).unwrap();
     assert!(trainer.population[0].counters.updates > 1_000, "{:?}", trainer.population[0].counters);
-    assert!(after.success_rate() >= 0.95, "greedy success {:.0}% after 500 iterations (before: {:.0}%)", 100.0 * after.success_rate(), 100.0 * before.success_rate());
+    assert!(
+        after.success_rate() >= 0.95,
+        "greedy success {:.0}% after 500 iterations (before: {:.0}%)",
+        100.0 * after.success_rate(),
+        100.0 * before.success_rate()
+    );
     assert!(before.success_rate() < 0.5, "an untrained navigator does not already solve it: {before:?}");
 }
 
@@ -153,7 +163,8 @@ fn a_dqn_run_resumed_from_its_snapshot_goes_on_as_the_original() {
     use weblab::learn::checkpoint::Precision;
     let dev = Device::flex().autodiff();
     // A target copy every 7 updates, and ε falling over the run: both must pick up where they were.
-    let cfg = NavigatorConfig { dqn_target_update_period: 3, dqn_epsilon_start: 1.0, dqn_epsilon_end: 0.1, dqn_epsilon_decay_steps: 600, ..dqn_config() };
+    let cfg =
+        NavigatorConfig { dqn_target_update_period: 3, dqn_epsilon_start: 1.0, dqn_epsilon_end: 0.1, dqn_epsilon_decay_steps: 600, ..dqn_config() };
     let nav = Navigator::new(cfg, &dev, 6).unwrap();
     let mut trainer = alone(nav, DomainRandomization::default(), 6);
     let mut env = sim();

@@ -101,9 +101,18 @@ async fn moving_and_clicking_send_a_mouses_events_in_the_browsers_order() {
     assert_eq!(
         log(&env),
         [
-            "pointerover:inner", "pointerenter:wrap", "pointerenter:area", "pointerenter:outer", "pointerenter:inner",
-            "mouseover:inner", "mouseenter:wrap", "mouseenter:area", "mouseenter:outer", "mouseenter:inner",
-            "pointermove:inner", "mousemove:inner",
+            "pointerover:inner",
+            "pointerenter:wrap",
+            "pointerenter:area",
+            "pointerenter:outer",
+            "pointerenter:inner",
+            "mouseover:inner",
+            "mouseenter:wrap",
+            "mouseenter:area",
+            "mouseenter:outer",
+            "mouseenter:inner",
+            "pointermove:inner",
+            "mousemove:inner",
         ],
         "entering the page: over on the element, enter on it and every ancestor, outermost first, then the move"
     );
@@ -114,9 +123,23 @@ async fn moving_and_clicking_send_a_mouses_events_in_the_browsers_order() {
     assert_eq!(
         events,
         [
-            "pointerout:inner", "pointerleave:inner", "pointerleave:outer", "pointerover:go", "pointerenter:go",
-            "mouseout:inner", "mouseleave:inner", "mouseleave:outer", "mouseover:go", "mouseenter:go",
-            "pointermove:go", "mousemove:go", "pointerdown:go", "mousedown:go", "pointerup:go", "mouseup:go", "click:go",
+            "pointerout:inner",
+            "pointerleave:inner",
+            "pointerleave:outer",
+            "pointerover:go",
+            "pointerenter:go",
+            "mouseout:inner",
+            "mouseleave:inner",
+            "mouseleave:outer",
+            "mouseover:go",
+            "mouseenter:go",
+            "pointermove:go",
+            "mousemove:go",
+            "pointerdown:go",
+            "mousedown:go",
+            "pointerup:go",
+            "mouseup:go",
+            "click:go",
         ]
     );
     assert_eq!(js_json_in(env.iframe(), "window.CLICK"), serde_json::json!([gx, gy, 1, "go"]), "where, how often, and focus");

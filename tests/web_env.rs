@@ -95,8 +95,7 @@ async fn reads_instruction_fields_and_graph() {
     // Mixed content: P has t("Hello"), B("world"), t("again"); B is a leaf with its text.
     let p_index = obs.dom.nodes.iter().position(|n| n.id == "mixed").unwrap();
     let p = &obs.dom.nodes[p_index];
-    let kids: Vec<(&str, &str)> =
-        p.children.iter().map(|&c| (obs.dom.nodes[c].tag.as_str(), obs.dom.nodes[c].text.as_str())).collect();
+    let kids: Vec<(&str, &str)> = p.children.iter().map(|&c| (obs.dom.nodes[c].tag.as_str(), obs.dom.nodes[c].text.as_str())).collect();
     assert_eq!(kids, [("t", "Hello"), ("B", "world"), ("t", "again")]);
     assert!(p.text.is_empty(), "non-leaves carry no text");
 

@@ -99,9 +99,12 @@ async fn text_fields_take_typing_and_choices_take_selects() {
     // A radio clicked directly counts for its group.
     let cabin = obs.instruction.field("cabin").unwrap().to_string();
     let group = obs.dom.index_of(node(&obs, "actionable_cabin").r#ref).unwrap();
-    let radio = obs.dom.nodes.iter().enumerate().find(|(i, n)| {
-        n.tag == "INPUT_radio" && *i > group && obs.dom.subtree_text(obs.dom.nodes[*i].parent.unwrap()).contains(&cabin)
-    });
+    let radio = obs
+        .dom
+        .nodes
+        .iter()
+        .enumerate()
+        .find(|(i, n)| n.tag == "INPUT_radio" && *i > group && obs.dom.subtree_text(obs.dom.nodes[*i].parent.unwrap()).contains(&cabin));
     let radio = radio.expect("the profile's cabin is one of the radios").1.r#ref;
     let s = step(&mut env, Action::Click(radio)).await;
     assert!(node(&s.observation, "actionable_cabin").has_class("visited"));

@@ -53,12 +53,7 @@ fn site_view(live: &Observation) -> (Observation, NodeRef) {
             r#ref: n.r#ref - offset,
             parent,
             children: Vec::new(),
-            rect: Rect {
-                left: n.rect.left - origin.left,
-                top: n.rect.top - origin.top,
-                width: n.rect.width,
-                height: n.rect.height,
-            },
+            rect: Rect { left: n.rect.left - origin.left, top: n.rect.top - origin.top, width: n.rect.width, height: n.rect.height },
             bg_color: String::new(),
             fg_color: String::new(),
             ..n.clone()
@@ -134,11 +129,8 @@ fn ends(obs: &Observation, i: usize) -> bool {
     let mut cur = Some(i);
     while let Some(c) = cur {
         let id = &obs.dom.nodes[c].id;
-        let end_group = id
-            .strip_prefix("group_")
-            .and_then(|rest| rest.rsplit_once("_p"))
-            .and_then(|(name, _)| by_name(name))
-            .is_some_and(|p| p.end_on_click);
+        let end_group =
+            id.strip_prefix("group_").and_then(|rest| rest.rsplit_once("_p")).and_then(|(name, _)| by_name(name)).is_some_and(|p| p.end_on_click);
         if end_group || id.starts_with("actionable_submit") {
             return true;
         }
@@ -177,8 +169,7 @@ impl Chaos {
     }
 
     fn act(&mut self, obs: &Observation) -> Action {
-        let nodes: Vec<&DomNode> =
-            obs.dom.nodes.iter().enumerate().filter(|(i, _)| !self.careful || !ends(obs, *i)).map(|(_, n)| n).collect();
+        let nodes: Vec<&DomNode> = obs.dom.nodes.iter().enumerate().filter(|(i, _)| !self.careful || !ends(obs, *i)).map(|(_, n)| n).collect();
         let leaves: Vec<&DomNode> = nodes.iter().copied().filter(|n| n.is_leaf()).collect();
         let stale;
         let target = if self.careful && !self.gone.is_empty() && self.rng.below(6) == 0 {
@@ -250,8 +241,7 @@ async fn compare(env: &mut IframeEnv, spec: &TaskSpec, seed: u32, mix: Mix, what
         Mix::Wrong => SiteOracle::wrong(design.pages(), None),
         _ => SiteOracle::new(design.pages()),
     };
-    let mut chaos =
-        Chaos { rng: Rng::new(seed as u64 * 7919 + mix as u64), careful: matches!(mix, Mix::Explore), gone: Vec::new() };
+    let mut chaos = Chaos { rng: Rng::new(seed as u64 * 7919 + mix as u64), careful: matches!(mix, Mix::Explore), gone: Vec::new() };
     let mut obs = sim_obs;
     let mut trace: Vec<String> = Vec::new();
     for n in 1..=200 {
@@ -280,9 +270,7 @@ async fn compare(env: &mut IframeEnv, spec: &TaskSpec, seed: u32, mix: Mix, what
             Action::SetValue(r, v) => Action::SetValue(r + offset, v.clone()),
             other => other.clone(),
         };
-        let fail = |msg: String| -> ! {
-            panic!("{what} ({mix:?}), step {n}: {msg}\nactions: {trace:#?}\ndesign {}", design.to_json())
-        };
+        let fail = |msg: String| -> ! { panic!("{what} ({mix:?}), step {n}: {msg}\nactions: {trace:#?}\ndesign {}", design.to_json()) };
         let (a, b): (Result<Step, EnvError>, Result<Step, EnvError>) = (env.step(&live_action).await, sim.step(&action));
         let (live_step, sim_step) = match (a, b) {
             (Ok(a), Ok(b)) => (a, b),
@@ -309,20 +297,14 @@ async fn compare(env: &mut IframeEnv, spec: &TaskSpec, seed: u32, mix: Mix, what
         }
         let outcome = |s: &Step| (s.raw_reward, s.shaped_reward, s.potential, s.done, s.reason.clone());
         if outcome(&live_step) != outcome(&sim_step) {
-            fail(format!(
-                "(raw, shaped, potential, done, reason): live {:?}, sim {:?}",
-                outcome(&live_step),
-                outcome(&sim_step)
-            ));
+            fail(format!("(raw, shaped, potential, done, reason): live {:?}, sim {:?}", outcome(&live_step), outcome(&sim_step)));
         }
         tally.steps += 1;
         if sim_step.observation.page != obs.page {
             tally.pages_changed += 1;
             // The page left behind: its nodes (not #gsite's) now hide, refs still valid.
             let showing: Vec<NodeRef> = sim_step.observation.dom.nodes.iter().map(|n| n.r#ref).collect();
-            chaos.gone.extend(
-                obs.dom.nodes.iter().filter(|n| !showing.contains(&n.r#ref)).map(|n| (n.r#ref, n.tag.clone(), n.options.clone())),
-            );
+            chaos.gone.extend(obs.dom.nodes.iter().filter(|n| !showing.contains(&n.r#ref)).map(|n| (n.r#ref, n.tag.clone(), n.options.clone())));
         }
         if sim_step.done {
             match (sim_step.raw_reward, sim_step.reason.as_deref().unwrap_or("")) {

@@ -16,10 +16,7 @@ wasm_bindgen_test_configure!(run_in_browser);
 const CORE: &str = include_str!("fixtures/miniwob-style/core/core.js");
 
 fn page(name: &str, html: &str) -> TaskSpec {
-    TaskSpec::Inline {
-        name: name.into(),
-        html: html.replace(r#"<script src="core/core.js"></script>"#, &format!("<script>\n{CORE}\n</script>")),
-    }
+    TaskSpec::Inline { name: name.into(), html: html.replace(r#"<script src="core/core.js"></script>"#, &format!("<script>\n{CORE}\n</script>")) }
 }
 
 /// order-form.html's own time limit (the fixture core's default).
@@ -67,8 +64,12 @@ async fn drives_a_miniwob_style_form_with_every_action_kind() {
 
     let (size, drink, name) = order_of(&obs);
     let select = node(&obs, |n| n.id == "drink").r#ref;
-    let radio = node(&obs, |n| n.tag == "INPUT_radio" && obs.dom.nodes[n.parent.unwrap()].text.is_empty()
-        && obs.dom.nodes[n.parent.unwrap()].children.iter().any(|&c| obs.dom.nodes[c].text == size)).r#ref;
+    let radio = node(&obs, |n| {
+        n.tag == "INPUT_radio"
+            && obs.dom.nodes[n.parent.unwrap()].text.is_empty()
+            && obs.dom.nodes[n.parent.unwrap()].children.iter().any(|&c| obs.dom.nodes[c].text == size)
+    })
+    .r#ref;
     let who = node(&obs, |n| n.id == "who").r#ref;
     let gift = node(&obs, |n| n.id == "gift").r#ref;
     let help = node(&obs, |n| n.id == "help").r#ref;
@@ -185,8 +186,7 @@ async fn wrapped_text_is_one_t_node_per_line_and_colours_are_read() {
         let obs = env.reset(&spec, seed).await.unwrap();
         obs.dom.validate().unwrap();
         let p = obs.dom.nodes.iter().position(|n| n.tag == "P").unwrap();
-        let lines: Vec<&DomNode> =
-            obs.dom.nodes[p].children.iter().map(|&c| &obs.dom.nodes[c]).filter(|n| n.is_text()).collect();
+        let lines: Vec<&DomNode> = obs.dom.nodes[p].children.iter().map(|&c| &obs.dom.nodes[c]).filter(|n| n.is_text()).collect();
         // The page's own line boxes: each text run's client rects, as getDOMInfo splits them.
         let boxes = js_json_in(
             env.iframe(),

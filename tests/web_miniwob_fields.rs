@@ -19,10 +19,7 @@ const CORE: &str = include_str!("fixtures/miniwob-style/core/core.js");
 /// A fixture page, inlined with the MiniWoB-style core, under a MiniWoB task's name (the name
 /// picks the pattern).
 fn page(task: &str, html: &str) -> TaskSpec {
-    TaskSpec::Inline {
-        name: task.into(),
-        html: html.replace(r#"<script src="core/core.js"></script>"#, &format!("<script>\n{CORE}\n</script>")),
-    }
+    TaskSpec::Inline { name: task.into(), html: html.replace(r#"<script src="core/core.js"></script>"#, &format!("<script>\n{CORE}\n</script>")) }
 }
 
 #[wasm_bindgen_test]

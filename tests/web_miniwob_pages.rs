@@ -18,9 +18,9 @@ use common::{js_json_in, new_frame};
 use serde_json::Value;
 use wasm_bindgen_test::*;
 use weblab::env::{EnvConfig, Environment, FreshPage, Observation, TaskSpec, miniwob_task};
+use weblab::policy::RandomPolicy;
 use weblab::policy::oracle::{Script, scripted};
 use weblab::runner::run_episode;
-use weblab::policy::RandomPolicy;
 use weblab::web::IframeEnv;
 
 wasm_bindgen_test_configure!(run_in_browser);

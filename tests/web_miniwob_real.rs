@@ -33,10 +33,7 @@ fn shared() -> Vec<&'static MiniwobTask> {
 
 fn env() -> IframeEnv {
     // A first load of a page with many scripts can be slow on a busy machine.
-    IframeEnv::new(
-        new_frame(),
-        EnvConfig { max_steps: Some(MAX_STEPS), hold_clock: true, load_timeout_ms: 30_000, ..EnvConfig::default() },
-    )
+    IframeEnv::new(new_frame(), EnvConfig { max_steps: Some(MAX_STEPS), hold_clock: true, load_timeout_ms: 30_000, ..EnvConfig::default() })
 }
 
 #[wasm_bindgen_test]

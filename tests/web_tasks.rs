@@ -15,9 +15,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use common::{js_eval_in, js_json_in, new_frame};
 use wasm_bindgen_test::*;
-use weblab::env::{
-    Action, EnvConfig, Environment, NodeRef, Observation, STEP_LIMIT_REASON, TaskInfo, TaskSpec, builtin_tasks,
-};
+use weblab::env::{Action, EnvConfig, Environment, NodeRef, Observation, STEP_LIMIT_REASON, TaskInfo, TaskSpec, builtin_tasks};
 use weblab::policy::Policy;
 use weblab::policy::oracle::{Script, scripted};
 use weblab::runner::{NO_ACTION_REASON, run_episode};
@@ -317,10 +315,7 @@ fn check_layout(env: &mut IframeEnv, obs: &Observation, size: [u32; 2], label: &
         if b.2 <= b.0 || b.3 <= b.1 {
             continue; // scrolled out of view
         }
-        let inside = b.0 >= w.left - SLACK
-            && b.1 >= w.top - SLACK
-            && b.2 <= w.left + w.width + SLACK
-            && b.3 <= w.top + w.height + SLACK;
+        let inside = b.0 >= w.left - SLACK && b.1 >= w.top - SLACK && b.2 <= w.left + w.width + SLACK && b.3 <= w.top + w.height + SLACK;
         if !inside {
             problems.push(format!(
                 "{label}: leaf #{i} {} id={:?} classes={:?} text={:?} spans ({:.1},{:.1})-({:.1},{:.1}), outside the task area ({:.1},{:.1})-({:.1},{:.1})",
@@ -367,10 +362,7 @@ async fn every_task_fits_its_area_and_oracle_clicks_hit_their_target() {
                         problems.push(format!("{label}: {action:?} made {} mousedowns", hits.len()));
                     }
                     for h in hits.iter().filter(|h| h["ok"] != true) {
-                        problems.push(format!(
-                            "{label}: {action:?} pressed {} at ({}, {}), but {} is there",
-                            h["target"], h["x"], h["y"], h["hit"]
-                        ));
+                        problems.push(format!("{label}: {action:?} pressed {} at ({}, {}), but {} is there", h["target"], h["x"], h["y"], h["hit"]));
                     }
                     if s.done {
                         if s.raw_reward != 1.0 {

@@ -15,7 +15,6 @@ use weblab::web::Lab;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-
 fn js<T: serde::Serialize>(v: &T) -> JsValue {
     serde_wasm_bindgen::to_value(v).unwrap()
 }
@@ -35,8 +34,7 @@ async fn a_watched_agent_plays_by_the_evaluation_rules() {
     let task = js(&TaskSpec::External { base_url: "tests/fixtures/lab-core/".into(), name: "inert".into() });
     for _ in 0..2 {
         // The page's own cap (the view's step box) would end the episode after 5 steps.
-        lab.set_config(js(&EnvConfig { max_steps: Some(5), hold_clock: true, ..EnvConfig::default() }), Some(vec![0]))
-            .unwrap();
+        lab.set_config(js(&EnvConfig { max_steps: Some(5), hold_clock: true, ..EnvConfig::default() }), Some(vec![0])).unwrap();
         json(lab.watch_reset(task.clone(), 5, "dqn".into())).await;
         assert_eq!(lab.watch_seed(), HELD_OUT_SEEDS + 5, "an agent is watched on a seed it never trained on");
         let mut steps = 0;

@@ -113,7 +113,11 @@ async fn the_workflow_policy_following_a_demonstration_on_its_seed_gets_its_rewa
                 .iter()
                 .map(|s| {
                     let option = &demo.positions[s.choice.vertex].options[s.choice.option];
-                    format!("{} by {}", s.action.describe(Some(&s.observation.dom)), demo.constraint(option).map_or("a skip".into(), |c| c.to_string()))
+                    format!(
+                        "{} by {}",
+                        s.action.describe(Some(&s.observation.dom)),
+                        demo.constraint(option).map_or("a skip".into(), |c| c.to_string())
+                    )
                 })
                 .chain(steps.iter().map(|s| format!("demonstrated: {}", s.action.describe(Some(&s.observation.dom)))))
                 .collect();

@@ -11,7 +11,8 @@ pub const BLACK: Rgb = [20, 20, 20];
 pub const GREY: Rgb = [160, 160, 160];
 pub const LIGHT: Rgb = [225, 225, 225];
 /// Colour-blind-safe series colours (Okabe & Ito).
-pub const PALETTE: [Rgb; 8] = [[0, 114, 178], [230, 159, 0], [0, 158, 115], [204, 121, 167], [86, 180, 233], [213, 94, 0], [240, 228, 66], [20, 20, 20]];
+pub const PALETTE: [Rgb; 8] =
+    [[0, 114, 178], [230, 159, 0], [0, 158, 115], [204, 121, 167], [86, 180, 233], [213, 94, 0], [240, 228, 66], [20, 20, 20]];
 
 pub struct Canvas {
     pub w: usize,
@@ -226,7 +227,13 @@ pub struct Series {
 }
 
 fn nice(v: f64) -> String {
-    if v.abs() >= 100.0 || v == v.round() { format!("{v:.0}") } else if v.abs() >= 10.0 { format!("{v:.1}") } else { format!("{v:.2}") }
+    if v.abs() >= 100.0 || v == v.round() {
+        format!("{v:.0}")
+    } else if v.abs() >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
 }
 
 /// Lines over a shared x axis, with a title, a legend in rows above the plot, and y ticks;

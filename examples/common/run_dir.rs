@@ -121,8 +121,22 @@ pub fn plot(progress: &Progress, title: &str) -> Vec<u8> {
         }
         out
     };
-    line_chart(&mut c, Area { x: 20, y: 40, w: half, h: 330 }, "Zero-shot success, mean of levels 0-3 (%)", "training minutes", &grid_series(false), Some((0.0, 100.0)));
-    line_chart(&mut c, Area { x: 20 + half, y: 40, w: half, h: 330 }, "Zero-shot success, level 3 (%)", "training minutes", &grid_series(true), Some((0.0, 100.0)));
+    line_chart(
+        &mut c,
+        Area { x: 20, y: 40, w: half, h: 330 },
+        "Zero-shot success, mean of levels 0-3 (%)",
+        "training minutes",
+        &grid_series(false),
+        Some((0.0, 100.0)),
+    );
+    line_chart(
+        &mut c,
+        Area { x: 20 + half, y: 40, w: half, h: 330 },
+        "Zero-shot success, level 3 (%)",
+        "training minutes",
+        &grid_series(true),
+        Some((0.0, 100.0)),
+    );
     let pts = &progress.points;
     let curve = |name: &str, k: usize, f: &dyn Fn(&Point) -> Option<f64>| Series {
         name: name.into(),
@@ -138,7 +152,14 @@ pub fn plot(progress: &Progress, title: &str) -> Vec<u8> {
     ];
     line_chart(&mut c, Area { x: 20, y: 390, w: half, h: 320 }, "Primitives per design", "training minutes", &budget, None);
     let regret = [curve("regret", 0, &|p| p.regret), curve("training success", 2, &|p| Some(p.success))];
-    line_chart(&mut c, Area { x: 20 + half, y: 390, w: half, h: 320 }, "Regret and success on the training designs", "training minutes", &regret, None);
+    line_chart(
+        &mut c,
+        Area { x: 20 + half, y: 390, w: half, h: 320 },
+        "Regret and success on the training designs",
+        "training minutes",
+        &regret,
+        None,
+    );
     let thirds = progress.history.thirds();
     let labels: Vec<String> = (1..=PRIMITIVE_COUNT).map(|i| by_index(i).map(|p| p.name.to_string()).unwrap_or_default()).collect();
     let names = ["early", "middle", "late"];
@@ -151,7 +172,14 @@ pub fn plot(progress: &Progress, title: &str) -> Vec<u8> {
         })
         .collect();
     let top = series.iter().flat_map(|s| s.2.iter().copied()).fold(1.0f64, f64::max);
-    bar_chart(&mut c, Area { x: 20, y: 730, w: 1360, h: 360 }, "Share of designs holding each primitive (%), by third of training", &labels, &series, (top / 10.0).ceil() * 10.0);
+    bar_chart(
+        &mut c,
+        Area { x: 20, y: 730, w: 1360, h: 360 },
+        "Share of designs holding each primitive (%), by third of training",
+        &labels,
+        &series,
+        (top / 10.0).ceil() * 10.0,
+    );
     c.text(20, 1086, "fields: active primitives; the rest are page parts", GREY, 1);
     c.png()
 }

@@ -149,7 +149,9 @@ impl AdversaryConfig {
         if !(1..=MAX_PLACED as u32).contains(&self.slots) {
             return Err(format!("slots must be 1 to {MAX_PLACED}, not {}", self.slots));
         }
-        for (name, v, hi) in [("learning_rate", self.learning_rate, 1.0), ("entropy_coef", self.entropy_coef, 10.0), ("value_coef", self.value_coef, 100.0)] {
+        for (name, v, hi) in
+            [("learning_rate", self.learning_rate, 1.0), ("entropy_coef", self.entropy_coef, 10.0), ("value_coef", self.value_coef, 100.0)]
+        {
             if !(v.is_finite() && (0.0..=hi).contains(&v)) {
                 return Err(format!("{name} must be 0 to {hi}, not {v}"));
             }

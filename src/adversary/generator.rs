@@ -11,8 +11,8 @@ use burn::optim::GradientsParams;
 use burn::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::config::{AdversaryConfig, ObjectiveConfig};
 use super::config::Budget;
+use super::config::{AdversaryConfig, ObjectiveConfig};
 use super::model::{AdversaryModel, CHOICES, Decisions, SKIP, Tracker};
 use super::objective::{self, Signal};
 use crate::curriculum::{Generator, GeneratorReport, Outcome};
@@ -333,7 +333,9 @@ impl Adversary {
         let mut part = || -> Result<&[u8], String> {
             let len = bytes.get(at..at + 8).ok_or_else(|| damaged("it ends too early".into()))?;
             let len = usize::try_from(u64::from_le_bytes(len.try_into().unwrap())).map_err(|_| damaged("bad length".into()))?;
-            let s = bytes.get(at + 8..(at + 8).checked_add(len).ok_or_else(|| damaged("bad length".into()))?).ok_or_else(|| damaged("it ends too early".into()))?;
+            let s = bytes
+                .get(at + 8..(at + 8).checked_add(len).ok_or_else(|| damaged("bad length".into()))?)
+                .ok_or_else(|| damaged("it ends too early".into()))?;
             at += 8 + len;
             Ok(s)
         };

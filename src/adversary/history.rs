@@ -87,7 +87,10 @@ impl PrimitiveHistory {
 
     /// A history read back from a snapshot: what is wrong with it, if anything.
     pub fn check(&self) -> Result<(), String> {
-        if self.blocks.len() > HISTORY_BLOCKS || self.blocks.iter().any(|(_, c)| c.len() != PRIMITIVE_COUNT) || (self.block == 0 && !self.blocks.is_empty()) {
+        if self.blocks.len() > HISTORY_BLOCKS
+            || self.blocks.iter().any(|(_, c)| c.len() != PRIMITIVE_COUNT)
+            || (self.block == 0 && !self.blocks.is_empty())
+        {
             return Err("the saved run is damaged: its primitive histogram does not fit".into());
         }
         Ok(())

@@ -249,16 +249,22 @@ mod tests {
         let returns = [vec![1.9, 1.8], vec![1.7, 1.9]];
         for lp in [-1.0, -10.0, -1e3, -1e6] {
             let skips = vec![lp; n];
-            for (objective, budget) in [Objective::Code, Objective::FlexibleBPaired].into_iter().flat_map(|o| [(o, Budget::Expected), (o, Budget::FlooredLogSkip)]) {
+            for (objective, budget) in
+                [Objective::Code, Objective::FlexibleBPaired].into_iter().flat_map(|o| [(o, Budget::Expected), (o, Budget::FlooredLogSkip)])
+            {
                 let bounded = signal(&ObjectiveConfig { budget, ..ObjectiveConfig::new(objective) }, &returns, &skips, None).unwrap();
                 let per_step = if budget == Budget::Expected { 1.0 } else { 100f64.ln() };
-                let printed = signal(&ObjectiveConfig { budget: Budget::LogSkip, ..ObjectiveConfig::new(objective) }, &returns, &skips, None).unwrap();
+                let printed =
+                    signal(&ObjectiveConfig { budget: Budget::LogSkip, ..ObjectiveConfig::new(objective) }, &returns, &skips, None).unwrap();
                 let alpha = ObjectiveConfig::new(objective).alpha;
                 let limit = match objective {
                     Objective::Code => (1.0 - alpha) * 2.0 * 1.9 + alpha * 1.9 * per_step,
                     _ => 2.0 * 1.9 + alpha * 1.9 * n as f64 * per_step,
                 };
-                assert!(bounded.n_hat <= n as f64 * per_step + 1e-9 && bounded.value <= limit + 1e-9, "{objective:?} {budget:?} at log π(SKIP) = {lp}: {bounded:?}");
+                assert!(
+                    bounded.n_hat <= n as f64 * per_step + 1e-9 && bounded.value <= limit + 1e-9,
+                    "{objective:?} {budget:?} at log π(SKIP) = {lp}: {bounded:?}"
+                );
                 if lp <= -1e3 {
                     assert!(printed.value > 100.0 * limit, "the printed estimate grows without limit: {printed:?}");
                 }

@@ -197,7 +197,13 @@ impl GeneratorSpec {
             }
             GeneratorSpec::Adversary { objective, alpha, beta, delta, budget, config } => {
                 let d = ObjectiveConfig::new(*objective);
-                let obj = ObjectiveConfig { objective: *objective, alpha: alpha.unwrap_or(d.alpha), beta: beta.unwrap_or(d.beta), delta: delta.unwrap_or(d.delta), budget: budget.unwrap_or(d.budget) };
+                let obj = ObjectiveConfig {
+                    objective: *objective,
+                    alpha: alpha.unwrap_or(d.alpha),
+                    beta: beta.unwrap_or(d.beta),
+                    delta: delta.unwrap_or(d.delta),
+                    budget: budget.unwrap_or(d.budget),
+                };
                 obj.validate()?;
                 config.clone().unwrap_or_default().validate()
             }
@@ -211,7 +217,13 @@ impl GeneratorSpec {
             return Err(format!("{} is not an adversary", self.label()));
         };
         let d = ObjectiveConfig::new(*objective);
-        let obj = ObjectiveConfig { objective: *objective, alpha: alpha.unwrap_or(d.alpha), beta: beta.unwrap_or(d.beta), delta: delta.unwrap_or(d.delta), budget: budget.unwrap_or(d.budget) };
+        let obj = ObjectiveConfig {
+            objective: *objective,
+            alpha: alpha.unwrap_or(d.alpha),
+            beta: beta.unwrap_or(d.beta),
+            delta: delta.unwrap_or(d.delta),
+            budget: budget.unwrap_or(d.budget),
+        };
         Adversary::new(config.clone().unwrap_or_default(), obj, device, seed)
     }
 
@@ -320,9 +332,8 @@ mod tests {
         let mut cl = CurriculumLearning { ramp: 100, ..CurriculumLearning::default() };
         cl.validate().unwrap();
         let mut rng = Rng::new(1);
-        let mean = |cl: &mut CurriculumLearning, rng: &mut Rng, it: u64| {
-            (0..200).map(|_| cl.propose(rng, it).placed().len()).sum::<usize>() as f64 / 200.0
-        };
+        let mean =
+            |cl: &mut CurriculumLearning, rng: &mut Rng, it: u64| (0..200).map(|_| cl.propose(rng, it).placed().len()).sum::<usize>() as f64 / 200.0;
         let early = mean(&mut cl, &mut rng, 0);
         let mid = mean(&mut cl, &mut rng, 50);
         assert!((1.0..3.5).contains(&early), "p = 0.05 of 40: {early}");

@@ -164,6 +164,9 @@ pub struct PopulationTrainer<G: Generator> {
     since_success: Vec<u64>,
 }
 
+/// An iteration's designs, their tasks and the episodes' seeds (M per design, design order).
+type Proposal = (Vec<Design>, Vec<TaskSpec>, Vec<u32>);
+
 /// One navigator's part of an iteration: what it played and how it learned.
 struct Learned {
     episodes: Vec<Episode>,
@@ -322,7 +325,7 @@ impl<G: Generator> PopulationTrainer<G> {
     }
 
     /// The iteration's designs, their tasks and the episodes' seeds (M per design, design order).
-    fn propose(&mut self) -> Result<(Vec<Design>, Vec<TaskSpec>, Vec<u32>), String> {
+    fn propose(&mut self) -> Result<Proposal, String> {
         let mut designs = Vec::with_capacity(self.cfg.designs);
         for _ in 0..self.cfg.designs {
             designs.push(self.generator.propose(&mut self.rng, self.designs));

@@ -16,7 +16,6 @@ use burn::prelude::*;
 use burn::tensor::IndexingUpdateOp;
 use serde::{Deserialize, Serialize};
 
-use crate::learn::adam::Adam;
 use super::batch::pack;
 use super::config::DqnConfig;
 use super::features::{Encoded, StateFeatures, encode};
@@ -24,6 +23,7 @@ use super::model::{DomQNetModel, QOut};
 use super::replay::{DqnAction, Mode, NStep, PrioritizedReplay, Transition};
 use super::vocab::Vocabs;
 use crate::env::{Action, NodeRef, Observation};
+use crate::learn::adam::Adam;
 use crate::rng::Rng;
 
 /// What the agent did and why: the action and the Q-values behind it (drawn over the page).
@@ -108,8 +108,7 @@ pub struct UpdatePhases {
 }
 
 impl UpdatePhases {
-    pub const NAMES: [&'static str; 9] =
-        ["sample", "pack", "next_online", "next_target", "forward", "backward", "reads", "adam", "priorities"];
+    pub const NAMES: [&'static str; 9] = ["sample", "pack", "next_online", "next_target", "forward", "backward", "reads", "adam", "priorities"];
     pub fn values(&self) -> [f64; 9] {
         [self.sample, self.pack, self.next_online, self.next_target, self.forward, self.backward, self.reads, self.adam, self.priorities]
     }
@@ -383,10 +382,7 @@ impl DomQNetAgent {
         let batch = self.replay.sample(b, cfg.priority_beta);
         let trans: Vec<Transition> = batch.indices.iter().map(|&i| self.replay.get(i).clone()).collect();
         if let Some(t) = trans.iter().find(|t| !t.reward.is_finite() || !t.discount.is_finite()) {
-            return Err(format!(
-                "{NOT_FINITE}: a stored transition has the return {} and the discount {}; {KEPT}",
-                t.reward, t.discount
-            ));
+            return Err(format!("{NOT_FINITE}: a stored transition has the return {} and the discount {}; {KEPT}", t.reward, t.discount));
         }
         lap(&mut ph.sample);
         let device = self.model().device();
@@ -485,9 +481,7 @@ pub fn env_action(enc: &Encoded, action: DqnAction, type_clicks_untypable: bool)
     let leaf = action.leaf as usize;
     let target = enc.leaf_refs[leaf];
     match action.mode {
-        Mode::Type if enc.leaf_typable[leaf] || !type_clicks_untypable => {
-            Action::Type(target, enc.goal_tokens[action.token as usize].clone())
-        }
+        Mode::Type if enc.leaf_typable[leaf] || !type_clicks_untypable => Action::Type(target, enc.goal_tokens[action.token as usize].clone()),
         _ => Action::Click(target),
     }
 }

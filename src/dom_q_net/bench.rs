@@ -79,9 +79,8 @@ pub async fn bench_updates(cfg: DqnConfig, device: &Device, updates: usize, cloc
     }
     let replay = agent.replay();
     let states: Vec<_> = (0..replay.len()).map(|i| replay.get(i).state.clone()).collect();
-    let per_state = |f: &dyn Fn(&super::features::StateFeatures) -> usize| {
-        states.iter().map(|s| f(s) as f64).sum::<f64>() / states.len().max(1) as f64
-    };
+    let per_state =
+        |f: &dyn Fn(&super::features::StateFeatures) -> usize| states.iter().map(|s| f(s) as f64).sum::<f64>() / states.len().max(1) as f64;
     Ok(UpdateBench {
         batch,
         updates_timed: timed.len(),
@@ -110,10 +109,7 @@ impl UpdateBench {
         for (name, v) in &self.phases {
             out += &format!("{name:<13} {v:>9.2}  {:>4.0}%\n", 100.0 * v / total.max(1e-9));
         }
-        out += &format!(
-            "replay states: {:.1} nodes, {:.1} leaves, {:.1} goal tokens on average",
-            self.nodes, self.leaves, self.goal_tokens
-        );
+        out += &format!("replay states: {:.1} nodes, {:.1} leaves, {:.1} goal tokens on average", self.nodes, self.leaves, self.goal_tokens);
         out
     }
 }

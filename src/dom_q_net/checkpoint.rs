@@ -22,7 +22,8 @@ pub use crate::learn::checkpoint::{CheckpointError, Precision};
 pub const FORMAT_VERSION: u32 = 2;
 /// Oldest format version this lab still reads.
 pub const OLDEST_VERSION: u32 = 1;
-pub const KIND: Kind = Kind { magic: b"WEBLABQN", name: "DOM-Q-Net", oldest: OLDEST_VERSION, newest: FORMAT_VERSION, max_bytes: container::MAX_CHECKPOINT_BYTES };
+pub const KIND: Kind =
+    Kind { magic: b"WEBLABQN", name: "DOM-Q-Net", oldest: OLDEST_VERSION, newest: FORMAT_VERSION, max_bytes: container::MAX_CHECKPOINT_BYTES };
 
 /// What a checkpoint says about itself, besides the weights.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -47,9 +48,11 @@ impl Header {
         self.config.validate().map_err(|e| corrupt(format!("invalid config: {e}")))?;
         let c = &self.config;
         let v = &self.vocabs;
-        for (name, field, vocab, cap) in
-            [("tag", "tag_vocab", &v.tag, c.tag_vocab), ("text", "text_vocab", &v.text, c.text_vocab), ("class", "class_vocab", &v.class, c.class_vocab)]
-        {
+        for (name, field, vocab, cap) in [
+            ("tag", "tag_vocab", &v.tag, c.tag_vocab),
+            ("text", "text_vocab", &v.text, c.text_vocab),
+            ("class", "class_vocab", &v.class, c.class_vocab),
+        ] {
             if vocab.cap() != cap {
                 return Err(corrupt(format!("its {name} vocabulary's cap is {}, but its config has {field} = {cap}", vocab.cap())));
             }
@@ -127,8 +130,7 @@ impl DomQNetAgent {
 impl Checkpoint {
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, CheckpointError> {
         let parts = container::read(&KIND, bytes)?;
-        let mut header: Header =
-            serde_json::from_slice(parts.header).map_err(|e| CheckpointError::Corrupt(format!("unreadable header: {e}")))?;
+        let mut header: Header = serde_json::from_slice(parts.header).map_err(|e| CheckpointError::Corrupt(format!("unreadable header: {e}")))?;
         header.vocabs.reindex();
         let record = parts.record;
         header.check()?;
@@ -151,7 +153,11 @@ impl Checkpoint {
             ("token_hidden", c.token_hidden, cfg.token_hidden),
             ("mode_hidden", c.mode_hidden, cfg.mode_hidden),
             ("local_text_embedding", c.local_text_embedding as usize, cfg.local_text_embedding as usize),
-            ("goal_attention + goal_concat", c.goal_attention as usize * 2 + c.goal_concat as usize, cfg.goal_attention as usize * 2 + cfg.goal_concat as usize),
+            (
+                "goal_attention + goal_concat",
+                c.goal_attention as usize * 2 + c.goal_concat as usize,
+                cfg.goal_attention as usize * 2 + cfg.goal_concat as usize,
+            ),
         ];
         for (name, have, want) in fields {
             if have != want {
@@ -183,12 +189,12 @@ impl crate::learn::Agent for DomQNetAgent {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dom_q_net::features::encode;
+    use crate::env::Environment;
+    use crate::sim::SimEnv;
+    use crate::util::block_on;
     use burn::module::{ModuleMapper, Param};
     use burn::tensor::FloatDType;
-    use crate::dom_q_net::features::encode;
-    use crate::sim::SimEnv;
-    use crate::env::Environment;
-    use crate::util::block_on;
 
     fn small() -> DqnConfig {
         DqnConfig { batch_size: 8, replay_capacity: 64, dom_hidden: 16, token_hidden: 8, mode_hidden: 8, ..DqnConfig::default() }
@@ -363,16 +369,10 @@ mod tests {
             h["config"]["text_vocab"] = 4.into();
         });
         let err = Checkpoint::from_bytes(&over).err().expect("refused");
-        assert_eq!(
-            err.to_string(),
-            "the checkpoint is damaged: its text vocabulary's cap is 7, but its config has text_vocab = 4"
-        );
+        assert_eq!(err.to_string(), "the checkpoint is damaged: its text vocabulary's cap is 7, but its config has text_vocab = 4");
         let over = with_header(&bytes, |h| words(h, "text", 5));
         let err = Checkpoint::from_bytes(&over).err().expect("refused");
-        assert_eq!(
-            err.to_string(),
-            "the checkpoint is damaged: its text vocabulary holds 7 words, over its cap of 4 (text_vocab)"
-        );
+        assert_eq!(err.to_string(), "the checkpoint is damaged: its text vocabulary holds 7 words, over its cap of 4 (text_vocab)");
         let over = with_header(&bytes, |h| words(h, "tag", 200));
         let err = Checkpoint::from_bytes(&over).err().expect("refused").to_string();
         assert!(err.contains("tag vocabulary holds 202 words, over its cap of 100 (tag_vocab)"), "{err}");
@@ -477,7 +477,8 @@ mod tests {
         // moment (NaN updates ever after) are refused too. Layout: magic, count, then per
         // parameter its step count (u64), length (u32), m1 and m2.
         let len = u32::from_le_bytes(adam[20..24].try_into().unwrap()) as usize;
-        for (at, bad) in [(12, 0u64.to_le_bytes().to_vec()), (24, f32::NAN.to_le_bytes().to_vec()), (24 + 4 * len, (-1.0f32).to_le_bytes().to_vec())] {
+        for (at, bad) in [(12, 0u64.to_le_bytes().to_vec()), (24, f32::NAN.to_le_bytes().to_vec()), (24 + 4 * len, (-1.0f32).to_le_bytes().to_vec())]
+        {
             let mut bytes = adam.clone();
             bytes[at..at + bad.len()].copy_from_slice(&bad);
             let err = restored.load_optimizer_state(&bytes).unwrap_err();

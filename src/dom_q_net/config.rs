@@ -390,10 +390,7 @@ impl DqnConfig {
             }
         }
         if self.replay_capacity < self.batch_size {
-            return Err(format!(
-                "replay_capacity ({}) must hold at least one batch (batch_size {})",
-                self.replay_capacity, self.batch_size
-            ));
+            return Err(format!("replay_capacity ({}) must hold at least one batch (batch_size {})", self.replay_capacity, self.batch_size));
         }
         // Fields each within bounds can still multiply into too much: the network's size ...
         let params = self.num_params();
@@ -477,8 +474,17 @@ mod tests {
         let paper = serde_json::to_value(DqnConfig::default()).unwrap();
         let mut differs = serde_json::to_value(&f).unwrap();
         differs.as_object_mut().unwrap().retain(|k, v| paper[k] != *v);
-        let nine = ["click-checkboxes", "click-option", "click-tab-2", "email-inbox-delete", "enter-password",
-            "enter-text", "enter-text-dynamic", "login-user", "navigate-tree"];
+        let nine = [
+            "click-checkboxes",
+            "click-option",
+            "click-tab-2",
+            "email-inbox-delete",
+            "enter-password",
+            "enter-text",
+            "enter-text-dynamic",
+            "login-user",
+            "navigate-tree",
+        ];
         let merged = DqnConfig::for_tasks_with(&nine, &differs).unwrap();
         assert_eq!(merged, DqnConfig { replay_capacity: 100_000, ..f }, "Table 3's multitask buffer");
     }
@@ -603,11 +609,26 @@ mod tests {
         assert!(err.contains("batch_size") && err.contains("max_nodes"), "{err}");
         // The bounds themselves pass, and the paper's and the reference code's presets are far inside.
         let edge = DqnConfig {
-            replay_capacity: 1_000_000, batch_size: 4096, n_step: 100, gnn_steps: 32, max_episode_steps: 10_000,
-            updates_per_step: 64, target_sync: 1_000_000, max_goal_tokens: 1000, max_leaves: 10_000, ..d()
+            replay_capacity: 1_000_000,
+            batch_size: 4096,
+            n_step: 100,
+            gnn_steps: 32,
+            max_episode_steps: 10_000,
+            updates_per_step: 64,
+            target_sync: 1_000_000,
+            max_goal_tokens: 1000,
+            max_leaves: 10_000,
+            ..d()
         };
         edge.validate().unwrap();
-        for preset in [d(), DqnConfig::multitask(), DqnConfig::reference_code(), DqnConfig::code_sizes(), DqnConfig::fast_tab(), DqnConfig::for_tasks(&["social-media", "login-user"])] {
+        for preset in [
+            d(),
+            DqnConfig::multitask(),
+            DqnConfig::reference_code(),
+            DqnConfig::code_sizes(),
+            DqnConfig::fast_tab(),
+            DqnConfig::for_tasks(&["social-media", "login-user"]),
+        ] {
             preset.validate().unwrap();
         }
     }

@@ -119,10 +119,7 @@ pub fn encode(vocabs: &mut Vocabs, obs: &Observation, cfg: &DqnConfig) -> Encode
     Encoded { features: f, leaf_refs, leaf_typable, goal_tokens, warning }
 }
 
-const MONTHS: [&str; 12] = [
-    "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November",
-    "December",
-];
+const MONTHS: [&str; 12] = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
 
 /// The reference code's goal tokens ([`DqnConfig::normalize_goal_tokens`]): every number written
 /// as its value ("07" → "7"), then a second token 1–12 as its month's name. MiniWoB's dates are

@@ -4,13 +4,13 @@
 use burn::module::{Initializer, Param};
 use burn::nn::{Linear, LinearConfig};
 use burn::prelude::*;
-use burn::tensor::activation::{relu, sigmoid, softmax, tanh};
 use burn::tensor::IndexingUpdateOp;
+use burn::tensor::activation::{relu, sigmoid, softmax, tanh};
 
 use super::batch::Packed;
-use crate::rng::Rng;
 use super::config::DqnConfig;
 use super::replay::DqnAction;
+use crate::rng::Rng;
 
 /// Factorised Gaussian noisy linear layer (Fortunato et al., 2018). The noise lives in plain
 /// tensor fields: moved with the module, never trained or saved.
@@ -49,7 +49,12 @@ impl NoisyLinear {
     pub fn resample(mut self, rng: &mut Rng) -> Self {
         let dev = self.eps_in.device();
         let mut draw = |n: usize| -> Vec<f32> {
-            (0..n).map(|_| { let x = rng.normal(); (x.signum() * x.abs().sqrt()) as f32 }).collect()
+            (0..n)
+                .map(|_| {
+                    let x = rng.normal();
+                    (x.signum() * x.abs().sqrt()) as f32
+                })
+                .collect()
         };
         self.eps_in = Tensor::from_data(TensorData::new(draw(self.d_in), [self.d_in, 1]), &dev);
         self.eps_out = Tensor::from_data(TensorData::new(draw(self.d_out), [1, self.d_out]), &dev);
@@ -87,9 +92,7 @@ impl NoisyLinear {
 
 fn gnn_linear(d_in: usize, d_out: usize, device: &Device) -> Linear {
     // The reference initialises its graph layers N(0, 0.02) with zero bias.
-    let mut lin = LinearConfig::new(d_in, d_out)
-        .with_initializer(Initializer::Normal { mean: 0.0, std: 0.02 })
-        .init(device);
+    let mut lin = LinearConfig::new(d_in, d_out).with_initializer(Initializer::Normal { mean: 0.0, std: 0.02 }).init(device);
     lin.bias = Some(Initializer::Zeros.init([d_out], device));
     lin
 }
@@ -226,10 +229,7 @@ impl DomQNetModel {
             Tensor::cat(vec![q, Tensor::zeros([1, 1], &dev)], 0).select(0, ints(&p.leaf_slots, &plain)).reshape([b, l]) + leaf_mask
         };
         // The token stream: [e_token ; e_position ; e_global] per goal token.
-        let token = self
-            .token_stream
-            .forward_shared(e.goal_in, e.global.clone(), ints(&p.goal_state, &plain), noisy)
-            .reshape([b, g])
+        let token = self.token_stream.forward_shared(e.goal_in, e.global.clone(), ints(&p.goal_state, &plain), noisy).reshape([b, g])
             + Tensor::<2>::from_data(TensorData::new(p.goal_mask.clone(), [b, g]), &plain);
         let mode = self.mode_stream.forward(e.global, noisy);
         QOut { dom, token, mode }
@@ -257,15 +257,10 @@ impl DomQNetModel {
         let dom = if p.leaf_nodes.is_empty() { dom_mask } else { self.dom_stream_at(&e, &leaf_nodes, &states, noisy) + dom_mask };
         let slots: Vec<i64> = taken.iter().enumerate().map(|(k, a)| (k * g + a.token as usize) as i64).collect();
         let token_mask: Vec<f32> = slots.iter().map(|&s| p.goal_mask[s as usize]).collect();
-        let token = self
-            .token_stream
-            .forward_shared(e.goal_in.select(0, ints(&slots, &plain)), e.global.clone(), ints(&states, &plain), noisy)
+        let token = self.token_stream.forward_shared(e.goal_in.select(0, ints(&slots, &plain)), e.global.clone(), ints(&states, &plain), noisy)
             + column(token_mask);
         let modes: Vec<i64> = taken.iter().map(|a| a.mode as i64).collect();
-        let mode = self
-            .mode_stream
-            .forward(e.global, noisy)
-            .gather(1, Tensor::<2, Int>::from_data(TensorData::new(modes, [p.b, 1]), &plain));
+        let mode = self.mode_stream.forward(e.global, noisy).gather(1, Tensor::<2, Int>::from_data(TensorData::new(modes, [p.b, 1]), &plain));
         QOut { dom, token, mode }
     }
 
@@ -311,10 +306,7 @@ impl DomQNetModel {
             let x = floats(v, [n, 1, 1]).reshape([n, 1]);
             Tensor::cat(vec![x.clone().neg() + 1.0, x], 1)
         };
-        let mut parts = vec![
-            self.tag_emb.val().select(0, ints(&p.tags)),
-            self.class_emb.val().select(0, ints(&p.classes)),
-        ];
+        let mut parts = vec![self.tag_emb.val().select(0, ints(&p.tags)), self.class_emb.val().select(0, ints(&p.classes))];
         if self.local_text {
             parts.push(node_text);
         }
@@ -350,10 +342,8 @@ impl DomQNetModel {
         let node_mask = floats(&p.node_mask, [b, v, 1]);
         let local3 = local.reshape([b, v, d]);
         let neigh3 = neighbor.reshape([b, v, d]);
-        let mut globals = vec![
-            (local3.clone() + node_mask.clone()).max_dim(1).reshape([b, d]),
-            (neigh3.clone() + node_mask.clone()).max_dim(1).reshape([b, d]),
-        ];
+        let mut globals =
+            vec![(local3.clone() + node_mask.clone()).max_dim(1).reshape([b, d]), (neigh3.clone() + node_mask.clone()).max_dim(1).reshape([b, d])];
         let goal_pos = Tensor::<2>::from_data(TensorData::new(p.goal_pos.clone(), [b * g, p.positions]), &plain);
         if self.goal_attention || self.goal_concat {
             let tokens = relu(self.goal_proj.forward(Tensor::cat(vec![goal_text.clone(), goal_pos.clone()], 1)));
@@ -545,8 +535,10 @@ mod tests {
                 let (a, b) = (a.clone().unwrap_or_default(), b.clone().unwrap_or_default());
                 // Relative to the tensor's largest entry: most entries of a gradient are tiny.
                 let scale = a.iter().fold(0f32, |m, x| m.max(x.abs()));
-                assert!(a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| (x - y).abs() <= 1e-5 * scale + 1e-9),
-                    "gradient of parameter {k} (noisy {noisy}): {a:?} vs {b:?}");
+                assert!(
+                    a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| (x - y).abs() <= 1e-5 * scale + 1e-9),
+                    "gradient of parameter {k} (noisy {noisy}): {a:?} vs {b:?}"
+                );
                 nonzero += (scale > 0.0) as usize;
             }
             assert!(nonzero > 10, "the loss reaches the weights ({nonzero} parameters)");
@@ -563,8 +555,7 @@ mod tests {
         let upstream = Tensor::<2>::from_data(TensorData::new((0..n).map(|i| 0.3 - i as f32 * 0.011).collect::<Vec<_>>(), [1, n]), &dev);
         let bits = |t: Tensor<2>| t.into_data().try_to_vec::<f32>().unwrap().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
         type Gate = fn(Tensor<2>) -> Tensor<2>;
-        let pairs: [(&str, Gate, Gate); 2] =
-            [("sigmoid", sigmoid, sigmoid_keeping_output), ("tanh", tanh, tanh_keeping_output)];
+        let pairs: [(&str, Gate, Gate); 2] = [("sigmoid", sigmoid, sigmoid_keeping_output), ("tanh", tanh, tanh_keeping_output)];
         for (name, burns, ours) in pairs {
             let (a, b) = (x(), x());
             let (ya, yb) = (burns(a.clone()), ours(b.clone()));

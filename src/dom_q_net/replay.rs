@@ -52,14 +52,7 @@ impl NStep {
     }
 
     /// Records `state --action--> reward, next`; returns the transitions that became complete.
-    pub fn push(
-        &mut self,
-        state: Arc<StateFeatures>,
-        action: DqnAction,
-        reward: f32,
-        next: &Arc<StateFeatures>,
-        done: bool,
-    ) -> Vec<Transition> {
+    pub fn push(&mut self, state: Arc<StateFeatures>, action: DqnAction, reward: f32, next: &Arc<StateFeatures>, done: bool) -> Vec<Transition> {
         self.pending.push_back((state, action, reward));
         let mut out = Vec::new();
         if done {
@@ -287,20 +280,11 @@ impl PrioritizedReplay {
     /// numbers between 0 and [`MAX_PRIORITY`] are refused, and then nothing is restored.
     pub fn restore(&mut self, saved: Vec<StoredTransition>) -> Result<(), String> {
         if let Some((k, s)) = saved.iter().enumerate().find(|(_, s)| !usable(s.priority)) {
-            return Err(format!(
-                "saved transition {k} has the priority {}, not a finite number between 0 and {MAX_PRIORITY:e}",
-                s.priority
-            ));
+            return Err(format!("saved transition {k} has the priority {}, not a finite number between 0 and {MAX_PRIORITY:e}", s.priority));
         }
         for s in saved {
             let slot = self.next;
-            self.push(Transition {
-                state: Arc::new(s.state),
-                action: s.action,
-                reward: s.reward,
-                next: s.next.map(Arc::new),
-                discount: s.discount,
-            });
+            self.push(Transition { state: Arc::new(s.state), action: s.action, reward: s.reward, next: s.next.map(Arc::new), discount: s.discount });
             self.tree.set(slot, s.priority)?;
             self.max_priority = self.max_priority.max(s.priority);
         }

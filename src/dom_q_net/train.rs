@@ -36,12 +36,28 @@ pub struct TaskProgress {
 pub enum TrainEvent<'a> {
     /// One action: the decision, its result, how long choosing it took and how long the
     /// environment took to perform it (ms).
-    Step { task: usize, decision: &'a Decision, step: &'a Step, act_ms: f64, env_ms: f64 },
-    Episode { task: usize, result: &'a EpisodeResult, progress: &'a TaskProgress },
+    Step {
+        task: usize,
+        decision: &'a Decision,
+        step: &'a Step,
+        act_ms: f64,
+        env_ms: f64,
+    },
+    Episode {
+        task: usize,
+        result: &'a EpisodeResult,
+        progress: &'a TaskProgress,
+    },
     /// One update and how long it took (ms).
-    Update { stats: &'a UpdateStats, update_ms: f64 },
+    Update {
+        stats: &'a UpdateStats,
+        update_ms: f64,
+    },
     /// The page was larger than the model's caps (once per episode at most).
-    Warning { task: usize, message: &'a str },
+    Warning {
+        task: usize,
+        message: &'a str,
+    },
 }
 
 /// What the loop may ask between steps: keep going, or stop now.
@@ -244,16 +260,13 @@ impl Trainer {
                 let step = match envs[k].step(&decision.env_action).await {
                     Ok(step) => step,
                     // An action that does not fit its target (e.g. a bad option) changes nothing.
-                    Err(EnvError::BadTarget { .. }) => {
-                        Step::default()
-                    }
+                    Err(EnvError::BadTarget { .. }) => Step::default(),
                     Err(e) => {
                         agent.abandon_episode(k);
                         return Err(e);
                     }
                 };
-                let next =
-                    if step.observation.dom.nodes.is_empty() { run.state.clone() } else { agent.encode(&step.observation) };
+                let next = if step.observation.dom.nodes.is_empty() { run.state.clone() } else { agent.encode(&step.observation) };
                 let steps = run.steps + 1;
                 let cut = !step.done && steps >= max_steps;
                 if let Err(e) = agent.observe(k, step.learning_reward(), &next, step.done || cut) {
@@ -274,10 +287,7 @@ impl Trainer {
                     };
                     let p = &mut progress[k];
                     p.stats.record(&result);
-                    if p.solved_at_frames.is_none()
-                        && p.stats.episodes >= RunStats::WINDOW as u64
-                        && p.stats.success_rate_100 >= SOLVE_RATE
-                    {
+                    if p.solved_at_frames.is_none() && p.stats.episodes >= RunStats::WINDOW as u64 && p.stats.success_rate_100 >= SOLVE_RATE {
                         p.solved_at_frames = Some(p.frames);
                         p.solved_at_total = Some(agent.counters.env_steps);
                         p.solved_at_ms = Some(elapsed_before + (clock() - run_start));
@@ -342,12 +352,7 @@ pub async fn evaluate<E: Environment>(
     Ok(stats)
 }
 
-async fn greedy_episode<E: Environment>(
-    agent: &mut DomQNetAgent,
-    env: &mut E,
-    task: &TaskSpec,
-    ep_seed: u32,
-) -> Result<EpisodeResult, EnvError> {
+async fn greedy_episode<E: Environment>(agent: &mut DomQNetAgent, env: &mut E, task: &TaskSpec, ep_seed: u32) -> Result<EpisodeResult, EnvError> {
     let mut obs = env.reset(task, ep_seed).await?;
     let mut episode = GreedyEpisode::begin(agent, ep_seed);
     loop {
@@ -417,13 +422,8 @@ impl GreedyEpisode {
             return Ok((step, None));
         }
         agent.vocabs = self.vocabs.clone();
-        let result = EpisodeResult {
-            seed: self.seed,
-            steps: self.steps,
-            reward: step.reward,
-            raw_reward: step.raw_reward,
-            reason: step.reason.clone(),
-        };
+        let result =
+            EpisodeResult { seed: self.seed, steps: self.steps, reward: step.reward, raw_reward: step.raw_reward, reason: step.reason.clone() };
         Ok((step, Some(result)))
     }
 
@@ -564,10 +564,8 @@ mod tests {
         }
         // The shipped agents: trained from seed 1 (scripts/train-agents.sh's default) for fewer
         // episodes than steps, judged from `eval_seed`; both sides of the split.
-        let manifest: serde_json::Value = serde_json::from_str(
-            &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/agents/manifest.json")).unwrap(),
-        )
-        .unwrap();
+        let manifest: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/agents/manifest.json")).unwrap()).unwrap();
         let dqn = manifest["agents"].as_array().unwrap().iter().filter(|a| a["file"].as_str().unwrap().ends_with(".wlq"));
         for a in dqn {
             let steps = a["env_steps"].as_u64().unwrap();
@@ -584,8 +582,7 @@ mod tests {
         let cfg = DqnConfig { batch_size: 4, replay_capacity: 64, dom_hidden: 16, token_hidden: 8, mode_hidden: 8, ..DqnConfig::default() };
         let mut agent = DomQNetAgent::new(cfg, &Device::flex().autodiff()).unwrap();
         let log = Rc::new(RefCell::new(Vec::new()));
-        let mut envs: Vec<Logged> =
-            (0..3).map(|task| Logged { task, inner: SimEnv::new(None), log: log.clone() }).collect();
+        let mut envs: Vec<Logged> = (0..3).map(|task| Logged { task, inner: SimEnv::new(None), log: log.clone() }).collect();
         let tasks: Vec<TaskSpec> = ["sim-click", "sim-type", "sim-click"].iter().map(|n| SimEnv::spec(n)).collect();
         let mut trainer = Trainer::new(tasks, 5);
         for until in 1..=4 {
@@ -605,8 +602,7 @@ mod tests {
             }))
             .unwrap();
         }
-        let steps: Vec<usize> =
-            log.borrow().iter().filter_map(|c| if let Call::Step { task } = c { Some(*task) } else { None }).collect();
+        let steps: Vec<usize> = log.borrow().iter().filter_map(|c| if let Call::Step { task } = c { Some(*task) } else { None }).collect();
         assert_eq!(steps, [0, 1, 2, 0, 1, 2]);
     }
 
@@ -672,8 +668,7 @@ mod tests {
         };
         let mut agent = DomQNetAgent::new(cfg, &Device::flex().autodiff()).unwrap();
         let log = Rc::new(RefCell::new(Vec::new()));
-        let mut envs: Vec<Logged> =
-            (0..3).map(|task| Logged { task, inner: SimEnv::new(None), log: log.clone() }).collect();
+        let mut envs: Vec<Logged> = (0..3).map(|task| Logged { task, inner: SimEnv::new(None), log: log.clone() }).collect();
         let tasks: Vec<TaskSpec> = names.iter().map(|n| SimEnv::spec(n)).collect();
         let mut trainer = Trainer::new(tasks, 40);
         let on_update = log.clone();
@@ -739,8 +734,7 @@ mod tests {
         let steps_of = |solved: &[usize], frames: u64| {
             let mut agent = DomQNetAgent::new(cfg.clone(), &Device::flex().autodiff()).unwrap();
             let log = Rc::new(RefCell::new(Vec::new()));
-            let mut envs: Vec<Logged> =
-                (0..tasks.len()).map(|task| Logged { task, inner: SimEnv::new(None), log: log.clone() }).collect();
+            let mut envs: Vec<Logged> = (0..tasks.len()).map(|task| Logged { task, inner: SimEnv::new(None), log: log.clone() }).collect();
             let mut state = Trainer::new(tasks.clone(), 9).state();
             for &k in solved {
                 state.progress[k].solved_at_frames = Some(0);
@@ -762,7 +756,13 @@ mod tests {
                 Call::Step { task: 1 } => since_task_0 += 1,
                 Call::Step { task: 0 } => {
                     let new_episode = i > 0 && log[i - 1] == Call::Reset { task: 0, seed: episode_seed(9, 0, episodes) };
-                    let want = if first { 2 } else if new_episode { 3 } else { 1 };
+                    let want = if first {
+                        2
+                    } else if new_episode {
+                        3
+                    } else {
+                        1
+                    };
                     if new_episode {
                         episodes += 1;
                     }

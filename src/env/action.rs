@@ -93,9 +93,7 @@ impl Action {
     /// The element the action is on; `None` for actions at points, keys and waits.
     pub fn target(&self) -> Option<NodeRef> {
         match self {
-            Action::Click(r) | Action::Type(r, _) | Action::Select(r, _) | Action::SetValue(r, _) | Action::FocusTypeField(r, _) => {
-                Some(*r)
-            }
+            Action::Click(r) | Action::Type(r, _) | Action::Select(r, _) | Action::SetValue(r, _) | Action::FocusTypeField(r, _) => Some(*r),
             _ => None,
         }
     }
@@ -135,9 +133,7 @@ impl Action {
         match self {
             Action::PressKey(k) => KeyPress::parse(k).map(|_| ()),
             Action::Drag(path) if path.len() < 2 => Err("a drag needs at least two points".into()),
-            Action::Drag(path) if path.len() > MAX_DRAG_POINTS => {
-                Err(format!("a drag of {} points (at most {MAX_DRAG_POINTS})", path.len()))
-            }
+            Action::Drag(path) if path.len() > MAX_DRAG_POINTS => Err(format!("a drag of {} points (at most {MAX_DRAG_POINTS})", path.len())),
             Action::Wait(ms) if *ms > MAX_WAIT_MS => Err(format!("a wait of {ms} ms (at most {MAX_WAIT_MS})")),
             _ => Ok(()),
         }
@@ -180,20 +176,14 @@ impl Action {
     /// The text the action carries (typed, chosen, set or a key's name), if any.
     pub fn text(&self) -> Option<&str> {
         match self {
-            Action::Type(_, t) | Action::Select(_, t) | Action::SetValue(_, t) | Action::TypeText(t) | Action::PressKey(t) => {
-                Some(t)
-            }
+            Action::Type(_, t) | Action::Select(_, t) | Action::SetValue(_, t) | Action::TypeText(t) | Action::PressKey(t) => Some(t),
             _ => None,
         }
     }
 }
 
 fn clip(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        format!("{}…", s.chars().take(n).collect::<String>())
-    }
+    if s.chars().count() <= n { s.to_string() } else { format!("{}…", s.chars().take(n).collect::<String>()) }
 }
 
 #[cfg(test)]
@@ -203,12 +193,7 @@ mod tests {
 
     #[test]
     fn compact_json_round_trip() {
-        let acts = vec![
-            Action::Click(5),
-            Action::Type(7, "Cheree".into()),
-            Action::Select(9, "Option B".into()),
-            Action::SetValue(4, "CA".into()),
-        ];
+        let acts = vec![Action::Click(5), Action::Type(7, "Cheree".into()), Action::Select(9, "Option B".into()), Action::SetValue(4, "CA".into())];
         let json = serde_json::to_string(&acts).unwrap();
         assert_eq!(json, r#"[{"click":5},{"type":[7,"Cheree"]},{"select":[9,"Option B"]},{"set_value":[4,"CA"]}]"#);
         let back: Vec<Action> = serde_json::from_str(&json).unwrap();

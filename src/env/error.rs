@@ -49,16 +49,12 @@ impl fmt::Display for EnvError {
         match self {
             UnknownTask(name) => write!(f, "unknown task \"{name}\": it is not in the lab's task list"),
             RefusedTask(why) => write!(f, "the task cannot be opened: {why}"),
-            CrossOrigin { url, origin } => write!(
-                f,
-                "{url} is on another origin ({origin}); the lab can only drive pages served from its own origin"
-            ),
+            CrossOrigin { url, origin } => {
+                write!(f, "{url} is on another origin ({origin}); the lab can only drive pages served from its own origin")
+            }
             NotFound { url, detail } => write!(f, "could not load {url}: {detail}"),
             LoadTimeout { url, ms } => write!(f, "{url} did not finish loading within {ms} ms"),
-            NotATaskPage { url, missing } => write!(
-                f,
-                "{url} is not a MiniWoB-style task page: it has no {missing}"
-            ),
+            NotATaskPage { url, missing } => write!(f, "{url} is not a MiniWoB-style task page: it has no {missing}"),
             PageThrew { task, message } => write!(f, "the task page \"{task}\" threw an error: {message}"),
             NeverReady { task, ms } => write!(f, "the task page \"{task}\" did not become ready within {ms} ms"),
             NoEpisode => write!(f, "no episode is running: reset the environment first"),

@@ -36,11 +36,8 @@ fn checkbox_list(fields: Vec<(String, String)>) -> Option<Vec<(String, String)>>
     let fields = fields
         .into_iter()
         .map(|(k, v)| {
-            let list = if v == "nothing" {
-                String::new()
-            } else {
-                v.split(',').map(str::trim).filter(|s| !s.is_empty()).collect::<Vec<_>>().join(", ")
-            };
+            let list =
+                if v == "nothing" { String::new() } else { v.split(',').map(str::trim).filter(|s| !s.is_empty()).collect::<Vec<_>>().join(", ") };
             (k, list)
         })
         .collect();
@@ -104,21 +101,13 @@ const EXTRACTORS: &[Extractor] = &[
     Extractor { task: "click-dialog", templates: &["Close the dialog box by clicking the \"x\"."], finish: as_is },
     Extractor { task: "click-dialog-2", templates: &["Click the button in the dialog box labeled \"{target}\"."], finish: as_is },
     Extractor { task: "click-tab", templates: &["Click on Tab #{target}."], finish: as_is },
-    Extractor {
-        task: "click-tab-2",
-        templates: &["Switch between the tabs to find and click on the link \"{target}\"."],
-        finish: as_is,
-    },
+    Extractor { task: "click-tab-2", templates: &["Switch between the tabs to find and click on the link \"{target}\"."], finish: as_is },
     Extractor { task: "click-widget", templates: &["Click on a \"{target}\" widget."], finish: as_is },
     Extractor { task: "click-collapsible", templates: &["Expand the section below and click submit."], finish: as_is },
     Extractor { task: "focus-text-2", templates: &["Focus into the {target} input textbox."], finish: as_is },
     Extractor { task: "email-inbox", templates: EMAIL, finish: as_is },
     Extractor { task: "email-inbox-delete", templates: EMAIL, finish: as_is },
-    Extractor {
-        task: "social-media",
-        templates: &["For the user {user}, click on the \"{button}\" button."],
-        finish: as_is,
-    },
+    Extractor { task: "social-media", templates: &["For the user {user}, click on the \"{button}\" button."], finish: as_is },
     Extractor {
         task: "social-media-all",
         templates: &["Click the \"{button}\" button on all posts by {user} and then click {submit}."],
@@ -136,24 +125,13 @@ const EXTRACTORS: &[Extractor] = &[
     Extractor { task: "click-checkboxes", templates: CHECKBOXES, finish: checkbox_list },
     Extractor { task: "click-checkboxes-large", templates: CHECKBOXES, finish: checkbox_list },
     Extractor { task: "click-checkboxes-transfer", templates: CHECKBOXES, finish: checkbox_list },
-    Extractor {
-        task: "click-checkboxes-soft",
-        templates: &["Select words similar to {targets} and click Submit."],
-        finish: checkbox_list,
-    },
+    Extractor { task: "click-checkboxes-soft", templates: &["Select words similar to {targets} and click Submit."], finish: checkbox_list },
     Extractor { task: "enter-text-dynamic", templates: &["Enter \"{target}\" into the text field and press Submit."], finish: as_is },
-    Extractor {
-        task: "enter-password",
-        templates: &["Enter the password \"{target}\" into both text fields and press submit."],
-        finish: as_is,
-    },
+    Extractor { task: "enter-password", templates: &["Enter the password \"{target}\" into both text fields and press submit."], finish: as_is },
     Extractor { task: "choose-list", templates: &["Select {target} from the list and click Submit."], finish: as_is },
     Extractor {
         task: "use-autocomplete",
-        templates: &[
-            "Enter an item that starts with \"{start}\" and ends with \"{end}\".",
-            "Enter an item that starts with \"{start}\".",
-        ],
+        templates: &["Enter an item that starts with \"{start}\" and ends with \"{end}\".", "Enter an item that starts with \"{start}\"."],
         finish: as_is,
     },
     Extractor {
@@ -169,11 +147,7 @@ const EXTRACTORS: &[Extractor] = &[
     },
     Extractor { task: "multi-orderings", templates: MOVIES, finish: as_is },
     Extractor { task: "multi-layouts", templates: MOVIES, finish: as_is },
-    Extractor {
-        task: "book-flight",
-        templates: &["Book the {criterion} one-way flight from: {from} to: {to} on {date}."],
-        finish: as_is,
-    },
+    Extractor { task: "book-flight", templates: &["Book the {criterion} one-way flight from: {from} to: {to} on {date}."], finish: as_is },
 ];
 
 const MOVIES: &[Template] = &[
@@ -316,11 +290,7 @@ mod tests {
             ("click-dialog", "Close the dialog box by clicking the \"x\".", &[]),
             ("click-dialog-2", "Click the button in the dialog box labeled \"OK\".", &[("target", "OK")]),
             ("click-tab", "Click on Tab #3.", &[("target", "3")]),
-            (
-                "click-tab-2",
-                "Switch between the tabs to find and click on the link \"Spokesperson.\".",
-                &[("target", "Spokesperson.")],
-            ),
+            ("click-tab-2", "Switch between the tabs to find and click on the link \"Spokesperson.\".", &[("target", "Spokesperson.")]),
             ("click-widget", "Click on a \"textarea\" widget.", &[("target", "textarea")]),
             ("click-collapsible", "Expand the section below and click submit.", &[]),
             ("focus-text-2", "Focus into the 2nd input textbox.", &[("target", "2nd")]),
@@ -334,11 +304,7 @@ mod tests {
                 "Find the email by Sheba and reply to them with the text \"Dar. Twain.\".",
                 &[("by", "Sheba"), ("task", "reply"), ("message", "Dar. Twain.")],
             ),
-            (
-                "email-inbox",
-                "Find the email by Milka and click the star icon to mark it as important.",
-                &[("by", "Milka"), ("task", "star")],
-            ),
+            ("email-inbox", "Find the email by Milka and click the star icon to mark it as important.", &[("by", "Milka"), ("task", "star")]),
             ("email-inbox", "Find the email by Caterina and click the trash icon to delete it.", &[("by", "Caterina"), ("task", "delete")]),
             ("email-inbox-delete", "Find the email by Ann Lee and click the trash icon to delete it.", &[("by", "Ann Lee"), ("task", "delete")]),
             ("social-media", "For the user @keneth, click on the \"Share via DM\" button.", &[("user", "@keneth"), ("button", "Share via DM")]),
@@ -368,11 +334,7 @@ mod tests {
             ("choose-list", "Select Bosnia and Herzegovina from the list and click Submit.", &[("target", "Bosnia and Herzegovina")]),
             ("use-autocomplete", "Enter an item that starts with \"Bur\" and ends with \"Faso\".", &[("start", "Bur"), ("end", "Faso")]),
             ("use-autocomplete", "Enter an item that starts with \"Sur\".", &[("start", "Sur")]),
-            (
-                "navigate-tree",
-                "Navigate through the file tree. Find and click on the folder or file named \"Nieves\".",
-                &[("target", "Nieves")],
-            ),
+            ("navigate-tree", "Navigate through the file tree. Find and click on the folder or file named \"Nieves\".", &[("target", "Nieves")]),
             ("choose-date", "Select 03/27/2016 as the date and hit submit.", &[("month", "03"), ("day", "27"), ("year", "2016")]),
             (
                 "search-engine",
@@ -426,8 +388,14 @@ mod tests {
             fields("email-inbox-important", "Find the email by Stefa and click the star icon to mark it as important."),
             kv(&[("by", "Stefa"), ("task", "star")])
         );
-        assert_eq!(fields("login-user-popup", "Enter the username \"a\" and the password \"b\" into the text fields and press login."), kv(&[("username", "a"), ("password", "b")]));
-        assert_eq!(fields("choose-date-nodelay", "Select 12/07/2016 as the date and hit submit."), kv(&[("month", "12"), ("day", "07"), ("year", "2016")]));
+        assert_eq!(
+            fields("login-user-popup", "Enter the username \"a\" and the password \"b\" into the text fields and press login."),
+            kv(&[("username", "a"), ("password", "b")])
+        );
+        assert_eq!(
+            fields("choose-date-nodelay", "Select 12/07/2016 as the date and hit submit."),
+            kv(&[("month", "12"), ("day", "07"), ("year", "2016")])
+        );
     }
 
     #[test]
@@ -437,14 +405,20 @@ mod tests {
         assert_eq!(extract_fields("email-inbox-nl", "Please forward Ann's mail to Bo."), None);
         assert_eq!(extract_fields("no-such-task", "Click the button."), None);
         assert_eq!(extract_fields("choose-date", "Select soon as the date and hit submit."), None, "no date, no fields");
-        assert_eq!(extract_fields("search-engine", "Use the textbox to enter \"a\" and press \"Search\", then find and click the last search result."), None);
+        assert_eq!(
+            extract_fields("search-engine", "Use the textbox to enter \"a\" and press \"Search\", then find and click the last search result."),
+            None
+        );
     }
 
     #[test]
     fn holes_take_the_longest_text_that_lets_the_rest_match() {
         // Quotes and the template's own words inside a value.
         assert_eq!(fields("enter-text", "Enter \"say \"hi\"\" into the text field and press Submit."), kv(&[("target", "say \"hi\"")]));
-        assert_eq!(fields("choose-list", "Select Select x from the list from the list and click Submit."), kv(&[("target", "Select x from the list")]));
+        assert_eq!(
+            fields("choose-list", "Select Select x from the list from the list and click Submit."),
+            kv(&[("target", "Select x from the list")])
+        );
         // Whitespace as a page lays it out.
         assert_eq!(fields("click-tab", "  Click on\n Tab  #2. "), kv(&[("target", "2")]));
     }

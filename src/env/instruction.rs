@@ -115,10 +115,7 @@ mod tests {
     fn fields_sorted_and_utterance_collapsed() {
         let ins = Instruction::new(
             "  Log   in\n as x ",
-            vec![
-                Field { key: "username".into(), value: "x".into() },
-                Field { key: "password".into(), value: "y".into() },
-            ],
+            vec![Field { key: "username".into(), value: "x".into() }, Field { key: "password".into(), value: "y".into() }],
         );
         assert_eq!(ins.utterance, "Log in as x");
         assert_eq!(ins.fields[0].key, "password");

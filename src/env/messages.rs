@@ -5,8 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Action, EnvError, Observation, Step};
 use super::task::TaskSpec;
+use super::{Action, EnvError, Observation, Step};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]

@@ -79,8 +79,7 @@ struct Index {
 pub fn miniwob_tasks() -> &'static [MiniwobTask] {
     static TASKS: OnceLock<Vec<MiniwobTask>> = OnceLock::new();
     TASKS.get_or_init(|| {
-        let index: Index = serde_json::from_str(embedded("miniwob.json").expect("tasks/miniwob.json"))
-            .expect("tasks/miniwob.json is valid");
+        let index: Index = serde_json::from_str(embedded("miniwob.json").expect("tasks/miniwob.json")).expect("tasks/miniwob.json is valid");
         assert_eq!(index.version, MINIWOB_VERSION, "tasks/miniwob.json lists another MiniWoB++ version");
         index.tasks
     })

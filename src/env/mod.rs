@@ -25,8 +25,8 @@ pub use episode::{EpisodeGuard, STEP_LIMIT_REASON};
 pub use error::EnvError;
 pub use instruction::{Field, Instruction, goal_tokens};
 pub use key::KeyPress;
-pub use observation::{DomGraph, DomNode, NodeRef, NodeValue, Observation, ObservationMeta, Rect, Settle, TEXT_TAG};
 pub use miniwob::{MINIWOB_BASE, MiniwobTask, miniwob_task, miniwob_tasks};
+pub use observation::{DomGraph, DomNode, NodeRef, NodeValue, Observation, ObservationMeta, Rect, Settle, TEXT_TAG};
 pub use task::{Difficulty, TaskInfo, TaskSpec, builtin_task, builtin_tasks};
 
 /// Whether an episode that ended with `raw_reward` succeeded: the one rule behind every success

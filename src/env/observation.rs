@@ -160,17 +160,8 @@ impl DomNode {
     }
     /// Elements that accept typed text (text-like inputs and textareas).
     pub fn accepts_text(&self) -> bool {
-        const TEXT_INPUTS: [&str; 9] = [
-            "INPUT_text",
-            "INPUT_password",
-            "INPUT_email",
-            "INPUT_search",
-            "INPUT_tel",
-            "INPUT_url",
-            "INPUT_number",
-            "INPUT_date",
-            "TEXTAREA",
-        ];
+        const TEXT_INPUTS: [&str; 9] =
+            ["INPUT_text", "INPUT_password", "INPUT_email", "INPUT_search", "INPUT_tel", "INPUT_url", "INPUT_number", "INPUT_date", "TEXTAREA"];
         TEXT_INPUTS.contains(&self.tag.as_str())
     }
     pub fn has_class(&self, class: &str) -> bool {
@@ -191,10 +182,7 @@ impl DomGraph {
     }
     /// Undirected parent-child edges as index pairs (parent, child).
     pub fn edges(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
-        self.nodes
-            .iter()
-            .enumerate()
-            .filter_map(|(i, n)| n.parent.map(|p| (p, i)))
+        self.nodes.iter().enumerate().filter_map(|(i, n)| n.parent.map(|p| (p, i)))
     }
     /// The text of a node and everything under it, joined by spaces.
     pub fn subtree_text(&self, index: usize) -> String {

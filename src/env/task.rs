@@ -58,8 +58,7 @@ pub(super) fn embedded(path: &str) -> Option<&'static str> {
 pub fn builtin_tasks() -> &'static [TaskInfo] {
     static TASKS: OnceLock<Vec<TaskInfo>> = OnceLock::new();
     TASKS.get_or_init(|| {
-        let index: Index = serde_json::from_str(embedded("index.json").expect("tasks/index.json"))
-            .expect("tasks/index.json is valid");
+        let index: Index = serde_json::from_str(embedded("index.json").expect("tasks/index.json")).expect("tasks/index.json is valid");
         index.tasks
     })
 }
@@ -152,10 +151,7 @@ fn check_page_name(name: &str) -> Result<(), EnvError> {
     if plain {
         return Ok(());
     }
-    Err(EnvError::RefusedTask(format!(
-        "its page name \"{}\" is not a plain file name (letters, digits, '-', '_' and '.')",
-        shown(name)
-    )))
+    Err(EnvError::RefusedTask(format!("its page name \"{}\" is not a plain file name (letters, digits, '-', '_' and '.')", shown(name))))
 }
 
 /// Untrusted text as a message quotes it: at most 80 characters, control characters as '?'.
@@ -191,9 +187,7 @@ pub fn site_name_problem(name: &str) -> Option<String> {
 impl TaskSpec {
     /// One of the lab's own tasks; an unknown name is an error.
     pub fn builtin(name: &str) -> Result<Self, EnvError> {
-        builtin_task(name)
-            .map(|t| TaskSpec::Builtin { name: t.name.clone() })
-            .ok_or_else(|| EnvError::UnknownTask(name.to_string()))
+        builtin_task(name).map(|t| TaskSpec::Builtin { name: t.name.clone() }).ok_or_else(|| EnvError::UnknownTask(name.to_string()))
     }
 
     /// A page in a folder a person gave (e.g. typed into the Watch view): the folder must be a
@@ -214,25 +208,20 @@ impl TaskSpec {
 
     /// A generated site from `design`, with the default values and reward.
     pub fn generated(name: &str, design: Design) -> Result<Self, EnvError> {
-        let spec = TaskSpec::Generated {
-            name: name.to_string(),
-            design,
-            values: Values::default(),
-            reward: RewardConfig::default(),
-        };
+        let spec = TaskSpec::Generated { name: name.to_string(), design, values: Values::default(), reward: RewardConfig::default() };
         spec.check_generated_name()?;
         Ok(spec)
     }
 
     /// For generated sites: the label must be short plain text (it is shown and logged).
     pub fn check_generated_name(&self) -> Result<(), EnvError> {
-        if let TaskSpec::Generated { name, .. } = self {
-            if site_name_problem(name).is_some() {
-                let shown: String = name.chars().take(MAX_SITE_NAME).collect();
-                return Err(EnvError::UnknownTask(format!(
-                    "{shown} (a generated site's name is 1 to {MAX_SITE_NAME} letters, digits, spaces, '-', '_' or '.')"
-                )));
-            }
+        if let TaskSpec::Generated { name, .. } = self
+            && site_name_problem(name).is_some()
+        {
+            let shown: String = name.chars().take(MAX_SITE_NAME).collect();
+            return Err(EnvError::UnknownTask(format!(
+                "{shown} (a generated site's name is 1 to {MAX_SITE_NAME} letters, digits, spaces, '-', '_' or '.')"
+            )));
         }
         Ok(())
     }
@@ -257,8 +246,8 @@ impl TaskSpec {
             TaskSpec::External { base_url, name } => {
                 check_page_name(name)?;
                 let folder = plain_folder(base_url).map_err(|why| EnvError::RefusedTask(format!("its folder \"{}\" {why}", shown(base_url))))?;
-                let allowed = ALLOWED_FOLDERS.iter().any(|p| folder.starts_with(p))
-                    || typed.iter().any(|t| plain_folder(t).is_ok_and(|t| t == folder));
+                let allowed =
+                    ALLOWED_FOLDERS.iter().any(|p| folder.starts_with(p)) || typed.iter().any(|t| plain_folder(t).is_ok_and(|t| t == folder));
                 if !allowed {
                     return Err(EnvError::RefusedTask(format!(
                         "its folder \"{folder}\" is not one the lab opens from links, files or saved runs (only folders under {}); \
@@ -277,10 +266,7 @@ impl TaskSpec {
 
     pub fn name(&self) -> &str {
         match self {
-            TaskSpec::Builtin { name }
-            | TaskSpec::External { name, .. }
-            | TaskSpec::Inline { name, .. }
-            | TaskSpec::Generated { name, .. } => name,
+            TaskSpec::Builtin { name } | TaskSpec::External { name, .. } | TaskSpec::Inline { name, .. } | TaskSpec::Generated { name, .. } => name,
         }
     }
 
@@ -321,11 +307,8 @@ impl TaskSpec {
 pub fn inline_core(html: &str) -> String {
     let js = embedded("core/core.js").expect("tasks/core/core.js");
     let css = embedded("core/core.css").expect("tasks/core/core.css");
-    html.replace(
-        r#"<link rel="stylesheet" href="core/core.css">"#,
-        &format!("<style>\n{css}\n</style>"),
-    )
-    .replace(r#"<script src="core/core.js"></script>"#, &format!("<script>\n{js}\n</script>"))
+    html.replace(r#"<link rel="stylesheet" href="core/core.css">"#, &format!("<style>\n{css}\n</style>"))
+        .replace(r#"<script src="core/core.js"></script>"#, &format!("<script>\n{js}\n</script>"))
 }
 
 #[cfg(test)]
@@ -370,7 +353,12 @@ mod tests {
 
     #[test]
     fn folders_are_plain_paths_on_the_apps_origin() {
-        for (given, normal) in [("miniwob/html/miniwob/", "miniwob/html/miniwob/"), ("/miniwob/html/miniwob", "miniwob/html/miniwob/"), ("a", "a/"), ("x.y/z~1/", "x.y/z~1/")] {
+        for (given, normal) in [
+            ("miniwob/html/miniwob/", "miniwob/html/miniwob/"),
+            ("/miniwob/html/miniwob", "miniwob/html/miniwob/"),
+            ("a", "a/"),
+            ("x.y/z~1/", "x.y/z~1/"),
+        ] {
             assert_eq!(plain_folder(given).as_deref(), Ok(normal), "{given}");
         }
         for (bad, why) in [

@@ -122,9 +122,10 @@ impl From<Design> for RawDesign {
 fn primitive_index(v: &Value) -> Result<usize, String> {
     match v {
         Value::Number(n) => {
-            let i = n.as_u64().filter(|&i| i <= PRIMITIVE_COUNT as u64).ok_or_else(|| {
-                format!("{n} is not a primitive index (0 for SKIP, 1 to {PRIMITIVE_COUNT})")
-            })?;
+            let i = n
+                .as_u64()
+                .filter(|&i| i <= PRIMITIVE_COUNT as u64)
+                .ok_or_else(|| format!("{n} is not a primitive index (0 for SKIP, 1 to {PRIMITIVE_COUNT})"))?;
             Ok(i as usize)
         }
         Value::String(s) if s == SKIP_NAME => Ok(0),
@@ -269,8 +270,7 @@ mod tests {
 
     #[test]
     fn reads_the_reference_format_and_normalises() {
-        let d = Design::from_json(r#"{"number_of_pages": 2, "action": [39, 0, 34, 39, 32, 18], "action_page": [0, 1, 0, 0, 0, 1]}"#)
-            .unwrap();
+        let d = Design::from_json(r#"{"number_of_pages": 2, "action": [39, 0, 34, 39, 32, 18], "action_page": [0, 1, 0, 0, 0, 1]}"#).unwrap();
         assert_eq!(d.pages(), 2);
         assert_eq!(names(&d), [("username", 0), ("password", 0), ("next_login_page", 0), ("firstname", 1)]);
         assert_eq!(d.profile_keys(), ["username", "password", "name_first"]);

@@ -245,12 +245,7 @@ pub fn radio_group(width: i32, options: &[&str]) -> RadioGroup {
         })
         .collect();
     let top = LABEL_SPACE + 2;
-    RadioGroup {
-        title: Bounds::new(0, 0, width, LABEL_HEIGHT),
-        group: Bounds::new(0, top, width, rows_height),
-        items,
-        height: top + rows_height,
-    }
+    RadioGroup { title: Bounds::new(0, 0, width, LABEL_HEIGHT), group: Bounds::new(0, top, width, rows_height), items, height: top + rows_height }
 }
 
 /// A full-width button (next, submit).

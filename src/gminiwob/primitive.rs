@@ -181,10 +181,7 @@ mod tests {
         assert_eq!(active().count(), 24);
         assert_eq!(passive().count(), 16);
         let ends: Vec<&str> = PRIMITIVES.iter().filter(|p| p.end_on_click).map(|p| p.name).collect();
-        assert_eq!(
-            ends,
-            ["carousel", "cart", "dealmedia", "deck", "footer1", "forgotpassowrd", "forgotusername", "navbar"]
-        );
+        assert_eq!(ends, ["carousel", "cart", "dealmedia", "deck", "footer1", "forgotpassowrd", "forgotusername", "navbar"]);
         assert!(PRIMITIVES.iter().all(|p| !(p.is_active() && p.end_on_click)));
         let mut fields: Vec<&str> = active().filter_map(|p| p.field).collect();
         fields.sort();

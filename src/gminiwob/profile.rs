@@ -59,11 +59,7 @@ pub fn profile(design: &Design, values: Values, rng: &mut Rng) -> Vec<Field> {
         .profile_keys()
         .into_iter()
         .map(|key| {
-            let value = all
-                .iter()
-                .find(|(k, _)| *k == key)
-                .map(|(_, v)| v.clone())
-                .unwrap_or_else(|| panic!("no value for profile key {key}"));
+            let value = all.iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone()).unwrap_or_else(|| panic!("no value for profile key {key}"));
             Field { key: key.to_string(), value }
         })
         .collect()
@@ -117,24 +113,22 @@ fn reference(rng: &mut Rng) -> Vec<(&'static str, String)> {
 // ------------------------------------------------------------------ realistic pools
 
 const FIRST_NAMES: [&str; 40] = [
-    "Olivia", "Liam", "Amara", "Mateo", "Priya", "Noah", "Sofia", "Ethan", "Aisha", "Lucas", "Mei",
-    "Diego", "Hannah", "Omar", "Chloe", "Kenji", "Isabel", "Marcus", "Fatima", "Daniel", "Grace",
-    "Andre", "Nadia", "Samuel", "Leah", "Tomas", "Zoe", "Ravi", "Elena", "Jamal", "Ingrid", "Felix",
+    "Olivia", "Liam", "Amara", "Mateo", "Priya", "Noah", "Sofia", "Ethan", "Aisha", "Lucas", "Mei", "Diego", "Hannah", "Omar", "Chloe", "Kenji",
+    "Isabel", "Marcus", "Fatima", "Daniel", "Grace", "Andre", "Nadia", "Samuel", "Leah", "Tomas", "Zoe", "Ravi", "Elena", "Jamal", "Ingrid", "Felix",
     "Yuki", "Carmen", "Owen", "Lucia", "Victor", "Maya", "Hugo", "Rosa",
 ];
 
 const LAST_NAMES: [&str; 40] = [
-    "Johnson", "Garcia", "Nguyen", "Patel", "Smith", "Kim", "Martinez", "Brown", "Okafor", "Rossi",
-    "Chen", "Lopez", "Williams", "Haddad", "Novak", "Tanaka", "Anderson", "Silva", "Murphy", "Khan",
-    "Schmidt", "Davis", "Moreno", "Clark", "Ivanova", "Lewis", "Mensah", "Walker", "Fischer", "Reyes",
-    "Hughes", "Larsen", "Sato", "Bennett", "Costa", "Price", "Dubois", "Foster", "Kowalski", "Ward",
+    "Johnson", "Garcia", "Nguyen", "Patel", "Smith", "Kim", "Martinez", "Brown", "Okafor", "Rossi", "Chen", "Lopez", "Williams", "Haddad", "Novak",
+    "Tanaka", "Anderson", "Silva", "Murphy", "Khan", "Schmidt", "Davis", "Moreno", "Clark", "Ivanova", "Lewis", "Mensah", "Walker", "Fischer",
+    "Reyes", "Hughes", "Larsen", "Sato", "Bennett", "Costa", "Price", "Dubois", "Foster", "Kowalski", "Ward",
 ];
 
 const EMAIL_DOMAINS: [&str; 6] = ["gmail.com", "outlook.com", "yahoo.com", "icloud.com", "proton.me", "fastmail.com"];
 
 const PASSWORD_WORDS: [&str; 16] = [
-    "Sunset", "Maple", "Falcon", "River", "Copper", "Orbit", "Velvet", "Harbor", "Summit", "Pepper",
-    "Cobalt", "Meadow", "Tiger", "Lunar", "Breeze", "Cactus",
+    "Sunset", "Maple", "Falcon", "River", "Copper", "Orbit", "Velvet", "Harbor", "Summit", "Pepper", "Cobalt", "Meadow", "Tiger", "Lunar", "Breeze",
+    "Cactus",
 ];
 
 const PASSWORD_SYMBOLS: [&str; 6] = ["!", "#", "$", "%", "*", "?"];
@@ -143,8 +137,26 @@ const PASSWORD_SYMBOLS: [&str; 6] = ["!", "#", "$", "%", "*", "?"];
 const CAPTCHA_CHARS: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnpqrstuvwxyz23456789";
 
 const STREETS: [&str; 20] = [
-    "Oak", "Maple", "Cedar", "Pine", "Elm", "Washington", "Lincoln", "Park", "Lake", "Hill", "Sunset",
-    "Highland", "Mission", "Market", "Church", "Spring", "River", "Forest", "Valley", "Madison",
+    "Oak",
+    "Maple",
+    "Cedar",
+    "Pine",
+    "Elm",
+    "Washington",
+    "Lincoln",
+    "Park",
+    "Lake",
+    "Hill",
+    "Sunset",
+    "Highland",
+    "Mission",
+    "Market",
+    "Church",
+    "Spring",
+    "River",
+    "Forest",
+    "Valley",
+    "Madison",
 ];
 
 const STREET_SUFFIXES: [&str; 9] = ["Street", "Avenue", "Road", "Boulevard", "Lane", "Drive", "Court", "Way", "Place"];
@@ -302,11 +314,7 @@ fn street_address(rng: &mut Rng) -> String {
     let number = between(rng, 1, 9999);
     let name = pick(rng, &STREETS);
     let suffix = pick(rng, &STREET_SUFFIXES);
-    if rng.below(4) == 0 {
-        format!("{number} {} {name} {suffix}", pick(rng, &DIRECTIONS))
-    } else {
-        format!("{number} {name} {suffix}")
-    }
+    if rng.below(4) == 0 { format!("{number} {} {name} {suffix}", pick(rng, &DIRECTIONS)) } else { format!("{number} {name} {suffix}") }
 }
 
 fn apartment(rng: &mut Rng) -> String {
@@ -388,12 +396,7 @@ mod tests {
 
     fn luhn_ok(number: &str) -> bool {
         let digits: Vec<u32> = number.chars().filter(|c| !c.is_whitespace()).map(|c| c.to_digit(10).unwrap()).collect();
-        let sum: u32 = digits
-            .iter()
-            .rev()
-            .enumerate()
-            .map(|(i, &d)| if i % 2 == 1 { if 2 * d > 9 { 2 * d - 9 } else { 2 * d } } else { d })
-            .sum();
+        let sum: u32 = digits.iter().rev().enumerate().map(|(i, &d)| if i % 2 == 1 { if 2 * d > 9 { 2 * d - 9 } else { 2 * d } } else { d }).sum();
         sum.is_multiple_of(10)
     }
 

@@ -85,11 +85,9 @@ impl TryFrom<RawRewardConfig> for RewardConfig {
 
 impl RewardConfig {
     pub fn validate(&self) -> Result<(), String> {
-        for (name, v) in [
-            ("step_penalty", self.step_penalty),
-            ("unchanged_penalty", self.unchanged_penalty),
-            ("step_limit_reward", self.step_limit_reward),
-        ] {
+        for (name, v) in
+            [("step_penalty", self.step_penalty), ("unchanged_penalty", self.unchanged_penalty), ("step_limit_reward", self.step_limit_reward)]
+        {
             if !v.is_finite() || v.abs() > 10.0 {
                 return Err(format!("reward setting {name} must be a number between -10 and 10, not {v}"));
             }
@@ -185,8 +183,8 @@ impl Shaper {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gminiwob::site::FieldKind;
     use crate::env::{DomNode, NodeValue};
+    use crate::gminiwob::site::FieldKind;
 
     fn site(fields: &[(&str, &str, &[&str])]) -> Site {
         Site {

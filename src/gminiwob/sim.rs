@@ -41,8 +41,8 @@ use super::reward::{FieldState, Shaper, dom_changed, field_correct, potential};
 use super::site::{Element, Site, Tree, render};
 use super::{Design, RewardConfig, Values};
 use crate::env::{
-    Action, DomGraph, DomNode, EnvError, Environment, EpisodeGuard, Instruction, NodeRef, NodeValue, Observation, Rect,
-    STEP_LIMIT_REASON, Step, TaskSpec,
+    Action, DomGraph, DomNode, EnvError, Environment, EpisodeGuard, Instruction, NodeRef, NodeValue, Observation, Rect, STEP_LIMIT_REASON, Step,
+    TaskSpec,
 };
 
 /// What changes on an element while the site is used.
@@ -80,11 +80,7 @@ impl Reading {
                 t => t.to_ascii_uppercase(),
             },
             text: collapse(&el.text),
-            options: if el.tag == "select" {
-                el.children.iter().map(|&o| collapse(&text_content(tree, o))).collect()
-            } else {
-                Vec::new()
-            },
+            options: if el.tag == "select" { el.children.iter().map(|&o| collapse(&text_content(tree, o))).collect() } else { Vec::new() },
             placeholder: attr("placeholder"),
             name: attr("name"),
             aria_label: attr("aria-label"),
@@ -191,9 +187,7 @@ impl SiteSim {
             .map(|el| State {
                 // An input's value starts as its attribute; a checkbox's or radio's without one is "on".
                 value: match el.tag {
-                    "input" if matches!(input_type(el), "checkbox" | "radio") => {
-                        el.attr_value("value").unwrap_or("on").to_string()
-                    }
+                    "input" if matches!(input_type(el), "checkbox" | "radio") => el.attr_value("value").unwrap_or("on").to_string(),
                     "input" => el.attr_value("value").unwrap_or("").to_string(),
                     _ => String::new(),
                 },
@@ -458,13 +452,7 @@ impl SiteSim {
     }
 
     fn submit(&mut self) {
-        let wrong: Vec<&str> = self
-            .site
-            .fields
-            .iter()
-            .filter(|f| !field_correct(f, |id| self.field_state(id)))
-            .map(|f| f.key.as_str())
-            .collect();
+        let wrong: Vec<&str> = self.site.fields.iter().filter(|f| !field_correct(f, |id| self.field_state(id))).map(|f| f.key.as_str()).collect();
         if wrong.is_empty() {
             self.end(1.0, None);
         } else {
@@ -584,9 +572,7 @@ impl SiteSim {
             }
             cur = self.el(p).parent;
         }
-        descendants(&self.site.tree, scope)
-            .filter(|&d| is_radio(self.el(d)) && self.el(d).attr_value("name") == Some(name))
-            .collect()
+        descendants(&self.site.tree, scope).filter(|&d| is_radio(self.el(d)) && self.el(d).attr_value("name") == Some(name)).collect()
     }
 
     // ------------------------------------------------------------------ the actions
@@ -636,10 +622,7 @@ impl SiteSim {
         let el = self.el(i);
         let what = || format!("select \"{option}\" in #{}", action.target().unwrap_or_default());
         if el.tag != "select" {
-            return Err(EnvError::BadTarget {
-                action: what(),
-                detail: format!("it is a {}, not a <select>", el.tag.to_ascii_uppercase()),
-            });
+            return Err(EnvError::BadTarget { action: what(), detail: format!("it is a {}, not a <select>", el.tag.to_ascii_uppercase()) });
         }
         let Some(k) = self.option_index(i, option) else {
             return Err(EnvError::BadTarget { action: what(), detail: "the list has no such option".into() });
@@ -652,9 +635,10 @@ impl SiteSim {
 
     fn option_index(&self, sel: usize, option: &str) -> Option<usize> {
         let wanted = collapse(option);
-        self.el(sel).children.iter().position(|&o| {
-            collapse(&text_content(&self.site.tree, o)) == wanted || self.el(o).attr_value("value") == Some(option)
-        })
+        self.el(sel)
+            .children
+            .iter()
+            .position(|&o| collapse(&text_content(&self.site.tree, o)) == wanted || self.el(o).attr_value("value") == Some(option))
     }
 
     fn set_field(&mut self, i: usize, value: &str) {
@@ -768,8 +752,28 @@ fn instruction(site: &Site) -> Instruction {
 /// The type an input reports (`input.type`: a known type in lower case, else `text`).
 fn input_type(el: &Element) -> &'static str {
     const TYPES: [&str; 22] = [
-        "button", "checkbox", "color", "date", "datetime-local", "email", "file", "hidden", "image", "month", "number",
-        "password", "radio", "range", "reset", "search", "submit", "tel", "text", "time", "url", "week",
+        "button",
+        "checkbox",
+        "color",
+        "date",
+        "datetime-local",
+        "email",
+        "file",
+        "hidden",
+        "image",
+        "month",
+        "number",
+        "password",
+        "radio",
+        "range",
+        "reset",
+        "search",
+        "submit",
+        "tel",
+        "text",
+        "time",
+        "url",
+        "week",
     ];
     let t = el.attr_value("type").unwrap_or("text").to_ascii_lowercase();
     TYPES.iter().find(|k| **k == t).copied().unwrap_or("text")
@@ -1048,7 +1052,12 @@ mod tests {
                 if let Some(p) = n.parent {
                     let q = obs.dom.nodes[p].rect;
                     assert!(r.left >= q.left && r.top >= q.top, "node {k} starts outside its parent");
-                    assert!(r.left + r.width <= q.left + q.width && r.top + r.height <= q.top + q.height, "node {k} ends outside its parent {:?} {:?}", n.id, obs.dom.nodes[p].id);
+                    assert!(
+                        r.left + r.width <= q.left + q.width && r.top + r.height <= q.top + q.height,
+                        "node {k} ends outside its parent {:?} {:?}",
+                        n.id,
+                        obs.dom.nodes[p].id
+                    );
                 }
                 assert!(n.is_leaf() || n.text.is_empty());
                 assert_ne!(n.tag, crate::env::TEXT_TAG);

@@ -87,13 +87,8 @@ impl Site {
             profile: &'a [Field],
             fields: &'a [SiteField],
         }
-        let json = serde_json::to_string(&PageJson {
-            pages: self.pages,
-            html: &self.html,
-            profile: &self.profile,
-            fields: &self.fields,
-        })
-        .expect("a site serialises");
+        let json = serde_json::to_string(&PageJson { pages: self.pages, html: &self.html, profile: &self.profile, fields: &self.fields })
+            .expect("a site serialises");
         json.replace('<', "\\u003c")
     }
 
@@ -342,11 +337,8 @@ pub fn render(design: &Design, seed: u32, values: Values) -> Site {
     let placed = design.placed();
 
     // Occurrence number of each placed primitive (1 for its first appearance in the design).
-    let occurrence: Vec<u32> = placed
-        .iter()
-        .enumerate()
-        .map(|(i, p)| 1 + placed[..i].iter().filter(|q| q.primitive == p.primitive).count() as u32)
-        .collect();
+    let occurrence: Vec<u32> =
+        placed.iter().enumerate().map(|(i, p)| 1 + placed[..i].iter().filter(|q| q.primitive == p.primitive).count() as u32).collect();
 
     let mut fields: Vec<SiteField> = profile
         .iter()
@@ -373,16 +365,13 @@ pub fn render(design: &Design, seed: u32, values: Values) -> Site {
     let mut site_height = 0;
     for page in 0..design.pages() {
         let last = page + 1 == design.pages();
-        let mut el = Element::new("div", Bounds::new(0, 0, SITE_WIDTH, 0))
-            .id(format!("page{page}"))
-            .class("gpage")
-            .attr("data-page", page.to_string());
+        let mut el =
+            Element::new("div", Bounds::new(0, 0, SITE_WIDTH, 0)).id(format!("page{page}")).class("gpage").attr("data-page", page.to_string());
         if page > 0 {
             el = el.flag("hidden");
         }
         let p = r.tree.push(Some(root), el);
-        let mut here: Vec<(&Placed, u32)> =
-            placed.iter().zip(occurrence.iter().copied()).filter(|(p, _)| p.page == page).collect();
+        let mut here: Vec<(&Placed, u32)> = placed.iter().zip(occurrence.iter().copied()).filter(|(p, _)| p.page == page).collect();
         here.sort_by_key(|(p, _)| p.primitive().slot); // stable: design order within a slot
         let in_slot = |slot: Slot| here.iter().filter(move |(p, _)| p.primitive().slot == slot);
 
@@ -399,10 +388,7 @@ pub fn render(design: &Design, seed: u32, values: Values) -> Site {
         y += GAP;
         let form = r.tree.push(
             Some(p),
-            Element::new("form", Bounds::new(MARGIN, y, BLOCK_WIDTH, 0))
-                .id(format!("mainform_p{page}"))
-                .class("mainform")
-                .flag("novalidate"),
+            Element::new("form", Bounds::new(MARGIN, y, BLOCK_WIDTH, 0)).id(format!("mainform_p{page}")).class("mainform").flag("novalidate"),
         );
         let mut col = Column::new(FORM_PADDING, FIELD_GAP);
         for &(q, occ) in in_slot(Slot::Form) {
@@ -464,10 +450,26 @@ fn active_id(prim: &Primitive, occ: u32) -> String {
 // ------------------------------------------------------------------ cosmetic pools
 
 const PRODUCTS: [&str; 20] = [
-    "Wireless Headphones", "Espresso Maker", "Running Shoes", "Desk Lamp", "Canvas Backpack",
-    "Smart Watch", "Yoga Mat", "Water Bottle", "Bluetooth Speaker", "Sunglasses", "Coffee Mug",
-    "Notebook Set", "Salt & Pepper Set", "Throw Pillow", "Phone Case", "Scented Candle", "Travel Mug",
-    "Ceramic Plant Pot", "Wall Clock", "Cutting Board",
+    "Wireless Headphones",
+    "Espresso Maker",
+    "Running Shoes",
+    "Desk Lamp",
+    "Canvas Backpack",
+    "Smart Watch",
+    "Yoga Mat",
+    "Water Bottle",
+    "Bluetooth Speaker",
+    "Sunglasses",
+    "Coffee Mug",
+    "Notebook Set",
+    "Salt & Pepper Set",
+    "Throw Pillow",
+    "Phone Case",
+    "Scented Candle",
+    "Travel Mug",
+    "Ceramic Plant Pot",
+    "Wall Clock",
+    "Cutting Board",
 ];
 
 const BLURBS: [&str; 8] = [
@@ -534,10 +536,7 @@ impl Renderer {
 
     fn image(&mut self, parent: usize, b: Bounds, extra_class: &str, label: &str) {
         let c = self.rng.below(IMAGE_COLOURS);
-        self.push(
-            parent,
-            Element::new("div", b).class(&format!("img {extra_class} c{c}")).attr("role", "img").attr("aria-label", label),
-        );
+        self.push(parent, Element::new("div", b).class(&format!("img {extra_class} c{c}")).attr("role", "img").attr("aria-label", label));
     }
 
     /// Renders one primitive in `slot` (its left, top and width; the height is the primitive's
@@ -563,15 +562,7 @@ impl Renderer {
                     InputType::Number => input.attr("type", "text").attr("inputmode", "numeric"),
                     _ => input.attr("type", t.html()),
                 };
-                self.push(
-                    w,
-                    input
-                        .id(id)
-                        .attr("data-field", key)
-                        .attr("placeholder", label)
-                        .attr("name", name)
-                        .attr("aria-label", label),
-                );
+                self.push(w, input.id(id).attr("data-field", key).attr("placeholder", label).attr("name", name).attr("aria-label", label));
                 g.height
             }
             Kind::Select => {
@@ -648,11 +639,7 @@ impl Renderer {
             Kind::NextButton | Kind::SubmitButton => {
                 let b = layout::block_button(slot.width);
                 let w = self.push(parent, Element::new("div", at(b.height)).id(group));
-                let mut button = Element::new("button", b)
-                    .attr("type", "button")
-                    .id(passive)
-                    .class("btn btn-primary btn-block")
-                    .text(label);
+                let mut button = Element::new("button", b).attr("type", "button").id(passive).class("btn btn-primary btn-block").text(label);
                 // Next buttons open the following page except on the last; submit buttons submit
                 // only there.
                 button = match (prim.kind, last) {
@@ -698,12 +685,7 @@ impl Renderer {
                 self.push(cap, Element::new("p", g.subtitle).line(sub));
                 self.push(
                     w,
-                    Element::new("a", g.prev)
-                        .attr("href", "#")
-                        .id(passive)
-                        .class("carousel-control prev")
-                        .attr("aria-label", "Previous")
-                        .line("‹"),
+                    Element::new("a", g.prev).attr("href", "#").id(passive).class("carousel-control prev").attr("aria-label", "Previous").line("‹"),
                 );
                 self.push(
                     w,
@@ -770,9 +752,7 @@ impl Renderer {
                 self.push(title, Element::new("span", g.label).class("cart-label").line("Your cart"));
                 self.push(title, Element::new("span", g.badge).class("badge").line(n.to_string()));
                 let list = self.push(w, Element::new("ul", g.list).class("cart-list"));
-                for (i, ((&item, &price), (row, name_b, price_b, remove_b))) in
-                    items.iter().zip(&prices).zip(&g.items).enumerate()
-                {
+                for (i, ((&item, &price), (row, name_b, price_b, remove_b))) in items.iter().zip(&prices).zip(&g.items).enumerate() {
                     let li = self.push(list, Element::new("li", *row).class("cart-item"));
                     self.push(li, Element::new("span", *name_b).class("item-name").line(PRODUCTS[item]));
                     self.push(li, Element::new("span", *price_b).class("item-price").line(dollars(price)));
@@ -791,11 +771,7 @@ impl Renderer {
                 );
                 self.push(
                     promo,
-                    Element::new("button", g.redeem)
-                        .attr("type", "button")
-                        .id(format!("{passive}_redeem"))
-                        .class("btn btn-secondary")
-                        .text("Redeem"),
+                    Element::new("button", g.redeem).attr("type", "button").id(format!("{passive}_redeem")).class("btn btn-secondary").text("Redeem"),
                 );
                 let total = self.push(w, Element::new("div", g.total).class("cart-total"));
                 self.push(total, Element::new("span", g.total_label).line("Total"));
@@ -844,11 +820,7 @@ impl Renderer {
                 );
                 self.push(
                     w,
-                    Element::new("button", g.button)
-                        .attr("type", "button")
-                        .id(format!("{passive}_go"))
-                        .class("btn btn-secondary")
-                        .text("Go"),
+                    Element::new("button", g.button).attr("type", "button").id(format!("{passive}_go")).class("btn btn-secondary").text("Go"),
                 );
                 g.height
             }
@@ -910,10 +882,7 @@ mod tests {
             let mut rest = t;
             while let Some(p) = rest.find('&') {
                 rest = &rest[p..];
-                assert!(
-                    ["&amp;", "&lt;", "&gt;", "&quot;", "&#39;"].iter().any(|e| rest.starts_with(e)),
-                    "bad entity at {rest:?}"
-                );
+                assert!(["&amp;", "&lt;", "&gt;", "&quot;", "&#39;"].iter().any(|e| rest.starts_with(e)), "bad entity at {rest:?}");
                 rest = &rest[1..];
             }
         };
@@ -1031,10 +1000,8 @@ mod tests {
                 }
                 last_in_slot.insert(prim.slot, w);
             }
-            let mut order: Vec<(usize, Slot)> = d
-                .on_page(page)
-                .map(|p| (by_id(&els, &format!("group_{}_p{}", p.primitive().name, page)).unwrap().0, p.primitive().slot))
-                .collect();
+            let mut order: Vec<(usize, Slot)> =
+                d.on_page(page).map(|p| (by_id(&els, &format!("group_{}_p{}", p.primitive().name, page)).unwrap().0, p.primitive().slot)).collect();
             order.sort();
             assert!(order.windows(2).all(|w| w[0].1 <= w[1].1), "slots out of order on page {page}");
         }
@@ -1206,7 +1173,12 @@ mod tests {
                         assert!(b.width > 0 && b.height > 0, "{} #{} has an empty box", t.tag, t.id);
                         // Inside its parent (the root's left/top are ignored: it is centred).
                         if let Some(p) = t.parent.and_then(|p| tree.elements[p].bounds) {
-                            assert!(b.left >= 0 && b.top >= 0 && b.right() <= p.width && b.bottom() <= p.height, "{} #{} {b:?} leaves {p:?}", t.tag, t.id);
+                            assert!(
+                                b.left >= 0 && b.top >= 0 && b.right() <= p.width && b.bottom() <= p.height,
+                                "{} #{} {b:?} leaves {p:?}",
+                                t.tag,
+                                t.id
+                            );
                         }
                     }
                 }
@@ -1360,28 +1332,67 @@ mod tests {
     fn element_counts_are_of_the_papers_order() {
         // CoDE Table 1: login 35, address 38, payment 49, flight 60, shopping 183 (level 3).
         let login = design(&[
-            ("navbar", 0), ("username", 0), ("password", 0), ("rememberme", 0), ("stayloggedin", 0),
-            ("forgotusername", 0), ("captcha", 0), ("forgotpassowrd", 0), ("submit", 0),
+            ("navbar", 0),
+            ("username", 0),
+            ("password", 0),
+            ("rememberme", 0),
+            ("stayloggedin", 0),
+            ("forgotusername", 0),
+            ("captcha", 0),
+            ("forgotpassowrd", 0),
+            ("submit", 0),
         ]);
         let address = design(&[
-            ("navbar", 0), ("firstname", 0), ("lastname", 0), ("addressline1", 0), ("addressline2", 0),
-            ("city", 0), ("zipcode", 0), ("state", 0), ("submit", 0),
+            ("navbar", 0),
+            ("firstname", 0),
+            ("lastname", 0),
+            ("addressline1", 0),
+            ("addressline2", 0),
+            ("city", 0),
+            ("zipcode", 0),
+            ("state", 0),
+            ("submit", 0),
         ]);
-        let payment = design(&[
-            ("navbar", 0), ("cc", 0), ("fullname", 0), ("ccnumber", 0), ("ccexpdate", 0), ("cccvv", 0),
-            ("footer1", 0), ("submit", 0),
-        ]);
+        let payment =
+            design(&[("navbar", 0), ("cc", 0), ("fullname", 0), ("ccnumber", 0), ("ccexpdate", 0), ("cccvv", 0), ("footer1", 0), ("submit", 0)]);
         let flight = design(&[
-            ("navbar", 0), ("departureairport", 0), ("destinationairport", 0), ("departuredate", 0),
-            ("destinationdate", 0), ("numberofpeople", 0), ("cabin", 0), ("flighttype", 0), ("footer1", 0),
+            ("navbar", 0),
+            ("departureairport", 0),
+            ("destinationairport", 0),
+            ("departuredate", 0),
+            ("destinationdate", 0),
+            ("numberofpeople", 0),
+            ("cabin", 0),
+            ("flighttype", 0),
+            ("footer1", 0),
             ("submit", 0),
         ]);
         let shopping = design(&[
-            ("navbar", 0), ("inpgroup1", 0), ("carousel", 0), ("dealmedia", 0), ("deck", 0), ("footer1", 0),
-            ("next_login_page", 0), ("navbar", 1), ("username", 1), ("password", 1), ("rememberme", 1),
-            ("stayloggedin", 1), ("forgotusername", 1), ("captcha", 1), ("forgotpassowrd", 1), ("next_login", 1),
-            ("navbar", 2), ("firstname", 2), ("lastname", 2), ("addressline1", 2), ("addressline2", 2),
-            ("city", 2), ("zipcode", 2), ("state", 2), ("submit", 2),
+            ("navbar", 0),
+            ("inpgroup1", 0),
+            ("carousel", 0),
+            ("dealmedia", 0),
+            ("deck", 0),
+            ("footer1", 0),
+            ("next_login_page", 0),
+            ("navbar", 1),
+            ("username", 1),
+            ("password", 1),
+            ("rememberme", 1),
+            ("stayloggedin", 1),
+            ("forgotusername", 1),
+            ("captcha", 1),
+            ("forgotpassowrd", 1),
+            ("next_login", 1),
+            ("navbar", 2),
+            ("firstname", 2),
+            ("lastname", 2),
+            ("addressline1", 2),
+            ("addressline2", 2),
+            ("city", 2),
+            ("zipcode", 2),
+            ("state", 2),
+            ("submit", 2),
         ]);
         for (name, d, paper) in
             [("login", login, 35), ("address", address, 38), ("payment", payment, 49), ("flight", flight, 60), ("shopping", shopping, 183)]

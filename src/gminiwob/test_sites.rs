@@ -31,9 +31,7 @@ fn login(level: u32) -> Vec<&'static str> {
         0 => vec!["username", "password"],
         1 => vec!["navbar", "username", "password", "rememberme"],
         2 => vec!["navbar", "username", "password", "rememberme", "stayloggedin", "forgotusername"],
-        _ => vec![
-            "navbar", "username", "password", "rememberme", "stayloggedin", "forgotusername", "captcha", "forgotpassowrd",
-        ],
+        _ => vec!["navbar", "username", "password", "rememberme", "stayloggedin", "forgotusername", "captcha", "forgotpassowrd"],
     }
 }
 
@@ -128,9 +126,7 @@ impl RandomDesign {
 
     pub fn sample(&self, rng: &mut Rng) -> Design {
         let k = rng.below(self.max_pages.max(1) as usize) as u32;
-        let entries: Vec<(usize, u32)> = (0..self.slots)
-            .map(|_| (rng.below(PRIMITIVE_COUNT + 1), rng.below(k as usize + 1) as u32))
-            .collect();
+        let entries: Vec<(usize, u32)> = (0..self.slots).map(|_| (rng.below(PRIMITIVE_COUNT + 1), rng.below(k as usize + 1) as u32)).collect();
         Design::from_entries(None, &entries).expect("random designs stay within the caps")
     }
 }

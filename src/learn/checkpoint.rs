@@ -27,7 +27,11 @@ pub enum Precision {
 pub enum CheckpointError {
     /// Not a checkpoint of this kind; the text names the kind expected.
     NotACheckpoint(&'static str),
-    UnsupportedVersion { found: u32, oldest: u32, newest: u32 },
+    UnsupportedVersion {
+        found: u32,
+        oldest: u32,
+        newest: u32,
+    },
     Corrupt(String),
     Mismatch(String),
 }
@@ -141,7 +145,8 @@ pub fn read<'a>(kind: &Kind, bytes: &'a [u8]) -> Result<Parts<'a>, CheckpointErr
         .get(header_end..header_end.checked_add(8).ok_or_else(|| corrupt("bad header length"))?)
         .map(|b| u64::from_le_bytes(b.try_into().unwrap()))
         .ok_or_else(|| corrupt("it ends too early"))?;
-    let record_end = usize::try_from(record_len).ok().and_then(|n| (header_end + 8).checked_add(n)).ok_or_else(|| corrupt("the weights are cut short"))?;
+    let record_end =
+        usize::try_from(record_len).ok().and_then(|n| (header_end + 8).checked_add(n)).ok_or_else(|| corrupt("the weights are cut short"))?;
     let record = body.get(header_end + 8..record_end).ok_or_else(|| corrupt("the weights are cut short"))?;
     if record_end != body.len() {
         return Err(corrupt("unexpected bytes after the weights"));

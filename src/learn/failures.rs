@@ -99,7 +99,10 @@ mod tests {
             assert_eq!(f.take_notes().iter().map(|n| (n.task, n.in_a_row)).collect::<Vec<_>>(), [(0, k + 1), (1, 1)]);
         }
         let err = f.failed(0, "click-link", &away).unwrap_err();
-        assert_eq!(err, "5 episodes of click-link in a row were ended by the page failing, the last by: the task page navigated away to http://x/elsewhere.html");
+        assert_eq!(
+            err,
+            "5 episodes of click-link in a row were ended by the page failing, the last by: the task page navigated away to http://x/elsewhere.html"
+        );
         assert_eq!(f.total, 3 * 4 + 2 * 4 + 1);
         let notes = f.take_notes();
         assert_eq!(notes.len(), 1);

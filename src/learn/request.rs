@@ -192,7 +192,11 @@ impl TrainRequest {
             return bad("its backend is not auto, webgpu or cpu".into());
         }
         let seconds = |name: &str, v: f64, lo: f64| {
-            if v.is_finite() && (lo..=MAX_SECONDS).contains(&v) { Ok(()) } else { Err(format!("bad training request: {name} must be {lo} to {MAX_SECONDS}, not {v}")) }
+            if v.is_finite() && (lo..=MAX_SECONDS).contains(&v) {
+                Ok(())
+            } else {
+                Err(format!("bad training request: {name} must be {lo} to {MAX_SECONDS}, not {v}"))
+            }
         };
         seconds("judge_every_s", self.judge_every_s, 0.0)?;
         seconds("snapshot_every_s", self.snapshot_every_s, 0.0)?;
@@ -220,7 +224,6 @@ impl TrainRequest {
         DqnConfig::for_tasks_with(&names, &self.config)
     }
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -268,7 +271,9 @@ mod tests {
         assert!(e(serde_json::json!({"agent": "rm -rf", "tasks": t})).contains("no agent"));
         assert!(e(serde_json::json!({"agent": "navigator"})).contains("none is given"));
         assert!(e(serde_json::json!({"agent": "navigator", "generator": {"kind": "cl", "p_start": 7.0}})).contains("generator"));
-        assert!(e(serde_json::json!({"agent": "navigator", "generator": {"kind": "adversary", "objective": "code", "alpha": 99.0}})).contains("alpha"));
+        assert!(
+            e(serde_json::json!({"agent": "navigator", "generator": {"kind": "adversary", "objective": "code", "alpha": 99.0}})).contains("alpha")
+        );
         assert!(e(serde_json::json!({"tasks": vec![t[0].clone(); MAX_TASKS + 1]})).contains("33 tasks"));
         assert!(e(serde_json::json!({"tasks": t, "backend": "gpu!"})).contains("backend"));
         assert!(e(serde_json::json!({"tasks": t, "progress_ms": 0.0})).contains("progress_ms"));

@@ -93,7 +93,14 @@ impl Navigator {
             m.visit(&mut Touch);
             m
         };
-        Ok(Navigator::assemble(cfg.clone(), Vocab::new(cfg.vocab_cap), Counters::default(), model, Adam::new(cfg.adam_epsilon, None), Rng::new(seed ^ 0x6e61_7669_6761_746f)))
+        Ok(Navigator::assemble(
+            cfg.clone(),
+            Vocab::new(cfg.vocab_cap),
+            Counters::default(),
+            model,
+            Adam::new(cfg.adam_epsilon, None),
+            Rng::new(seed ^ 0x6e61_7669_6761_746f),
+        ))
     }
 
     /// A navigator from its parts (a loaded checkpoint); under DQN the target network starts as
@@ -120,7 +127,8 @@ impl Navigator {
             return Ok(None);
         }
         let cfg = self.cfg.clone();
-        let target = crate::learn::checkpoint::record_bytes(&dqn.target, |d| NavigatorModel::new(&cfg, d), crate::learn::checkpoint::Precision::Full).await?;
+        let target =
+            crate::learn::checkpoint::record_bytes(&dqn.target, |d| NavigatorModel::new(&cfg, d), crate::learn::checkpoint::Precision::Full).await?;
         let adam = adam.unwrap_or_default();
         let mut out = Vec::with_capacity(32 + adam.len() + target.len());
         out.extend_from_slice(DQN_STATE_MAGIC);
@@ -148,7 +156,8 @@ impl Navigator {
                     let len = bytes.get(*at..*at + 8).ok_or_else(|| damaged("it ends too early"))?;
                     let len = usize::try_from(u64::from_le_bytes(len.try_into().unwrap())).map_err(|_| damaged("bad length"))?;
                     let start = *at + 8;
-                    let s = bytes.get(start..start.checked_add(len).ok_or_else(|| damaged("bad length"))?).ok_or_else(|| damaged("it ends too early"))?;
+                    let s =
+                        bytes.get(start..start.checked_add(len).ok_or_else(|| damaged("bad length"))?).ok_or_else(|| damaged("it ends too early"))?;
                     *at = start + len;
                     Ok(s)
                 };
@@ -156,7 +165,8 @@ impl Navigator {
                 let target = part(&mut at)?;
                 let cfg = self.cfg.clone();
                 let plain = model.device().without_autodiff();
-                crate::learn::checkpoint::check_record_size(target, cfg.num_params(), false).map_err(|e| damaged(&format!("its target network: {e}")))?;
+                crate::learn::checkpoint::check_record_size(target, cfg.num_params(), false)
+                    .map_err(|e| damaged(&format!("its target network: {e}")))?;
                 let target = crate::learn::checkpoint::load_record(|d| NavigatorModel::new(&cfg, d), target, false, &plain)
                     .map_err(|e| damaged(&format!("its target network: {e}")))?;
                 let limits = (cfg.max_elements, cfg.max_fields, cfg.max_tokens, cfg.vocab_cap);
@@ -197,10 +207,7 @@ impl Navigator {
         let out = self.model().valid().forward(&p);
         let lp = read(out.log_probs.reshape([p.width()])).await?;
         let v = read(out.value).await?;
-        let probs = (0..p.width())
-            .map(|i| (p.choice(i), lp[i].exp()))
-            .filter(|&(a, _)| state.is_open(a))
-            .collect();
+        let probs = (0..p.width()).map(|i| (p.choice(i), lp[i].exp())).filter(|&(a, _)| state.is_open(a)).collect();
         Ok((probs, v[0]))
     }
 
@@ -235,11 +242,7 @@ impl Navigator {
         let p = Padded::new(&live);
         let w = p.width();
         let dqn = self.cfg.head == Head::Dqn;
-        let scores = if dqn {
-            read(self.model().valid().q_values(&p)).await?
-        } else {
-            read(self.model().valid().forward(&p).log_probs).await?
-        };
+        let scores = if dqn { read(self.model().valid().q_values(&p)).await? } else { read(self.model().valid().forward(&p).log_probs).await? };
         let mut row = 0;
         let mut out = Vec::with_capacity(states.len());
         for (state, rng) in states.iter().zip(rngs.iter_mut()) {
@@ -489,7 +492,11 @@ impl Navigator {
 
 /// The choice at index `i` of a state's own flat layout (sets, then clicks).
 fn choice_at(s: &NavState, i: usize) -> NavAction {
-    if i < s.fields * s.elements { NavAction::Set { field: i / s.elements, element: i % s.elements } } else { NavAction::Click { element: i - s.fields * s.elements } }
+    if i < s.fields * s.elements {
+        NavAction::Set { field: i / s.elements, element: i % s.elements }
+    } else {
+        NavAction::Click { element: i - s.fields * s.elements }
+    }
 }
 
 /// A choice drawn in proportion to its probability.
@@ -523,7 +530,9 @@ pub async fn probe_update(cfg: &NavigatorConfig, device: &Device) -> Result<(), 
     let state = NavState {
         elements: e,
         fields: f,
-        element_tokens: (0..e * super::features::ATTRIBUTES * t).map(|i| if i % t < 2 { 2 + (i % 97) as u32 } else { crate::learn::vocab::PAD }).collect(),
+        element_tokens: (0..e * super::features::ATTRIBUTES * t)
+            .map(|i| if i % t < 2 { 2 + (i % 97) as u32 } else { crate::learn::vocab::PAD })
+            .collect(),
         element_features: (0..e * ELEMENT_FEATURES).map(|i| (i % 7) as f32 / 7.0).collect(),
         field_tokens: (0..f * t).map(|i| if i % t == 0 { 2 + i as u32 } else { crate::learn::vocab::PAD }).collect(),
         set_open: vec![true; f * e],
@@ -646,9 +655,7 @@ mod tests {
         let eps = batch(&mut nav);
         let good = eps[0][0].action;
         let bad = eps[1][0].action;
-        let prob = |nav: &Navigator, a: NavAction| {
-            block_on(nav.policy(&eps[0][0].state)).unwrap().0.iter().find(|(b, _)| *b == a).unwrap().1
-        };
+        let prob = |nav: &Navigator, a: NavAction| block_on(nav.policy(&eps[0][0].state)).unwrap().0.iter().find(|(b, _)| *b == a).unwrap().1;
         let (p_good, p_bad) = (prob(&nav, good), prob(&nav, bad));
         let first = block_on(nav.update(&eps)).unwrap();
         assert!(first.loss.is_finite() && first.entropy > 0.0);
@@ -724,7 +731,8 @@ mod tests {
         let mut nav = Navigator::new(NavigatorConfig { vocab_cap: 300, ..small() }, &Device::flex().autodiff(), 4).unwrap();
         let tasks = [site_task("login-2", test_site("login", 2).unwrap()), site_task("shopping-1", test_site("shopping", 1).unwrap())];
         let jobs: Vec<Job> = (0..6).map(|i| Job { task: &tasks[i % 2], seed: i as u32, stream: Rng::new(i as u64) }).collect();
-        let episodes: Vec<Vec<Transition>> = block_on(play(&mut sim_pool(6), &mut nav, &jobs, false, true)).unwrap().into_iter().map(|p| p.steps).collect();
+        let episodes: Vec<Vec<Transition>> =
+            block_on(play(&mut sim_pool(6), &mut nav, &jobs, false, true)).unwrap().into_iter().map(|p| p.steps).collect();
         let sizes: Vec<usize> = episodes.iter().map(Vec::len).collect();
         assert!(sizes.iter().any(|&n| n != sizes[0]), "episodes of different lengths: {sizes:?}");
         let n: usize = sizes.iter().sum();
@@ -766,7 +774,9 @@ mod tests {
     /// Three episodes on the fixture page, stored in the DQN navigator's replay.
     fn fill_replay(nav: &mut Navigator) {
         let mut eps = Vec::new();
-        for (first, reward) in [(NavAction::Set { field: 1, element: 1 }, 0.5), (NavAction::Click { element: 0 }, -1.0), (NavAction::Set { field: 0, element: 1 }, 0.5)] {
+        for (first, reward) in
+            [(NavAction::Set { field: 1, element: 1 }, 0.5), (NavAction::Click { element: 0 }, -1.0), (NavAction::Set { field: 0, element: 1 }, 0.5)]
+        {
             let mut mem = EpisodeMemory::default();
             let s0 = nav.encode(&observation(), &mut mem, true);
             mem.acted(&s0, first);

@@ -49,8 +49,7 @@ impl Navigator {
     /// seeds its sampling.
     pub fn load(bytes: &[u8], device: &Device, seed: u64) -> Result<(Navigator, Header), CheckpointError> {
         let parts = container::read(&KIND, bytes)?;
-        let mut header: Header =
-            serde_json::from_slice(parts.header).map_err(|e| CheckpointError::Corrupt(format!("unreadable header: {e}")))?;
+        let mut header: Header = serde_json::from_slice(parts.header).map_err(|e| CheckpointError::Corrupt(format!("unreadable header: {e}")))?;
         header.config.validate().map_err(|e| CheckpointError::Corrupt(format!("invalid config: {e}")))?;
         header.vocab.reindex();
         header.vocab.check_fits(header.config.vocab_cap).map_err(|why| CheckpointError::Corrupt(format!("its vocabulary {why}")))?;

@@ -81,9 +81,7 @@ impl NavState {
 
     pub fn is_open(&self, a: NavAction) -> bool {
         match a {
-            NavAction::Set { field, element } => {
-                field < self.fields && element < self.elements && self.set_open[field * self.elements + element]
-            }
+            NavAction::Set { field, element } => field < self.fields && element < self.elements && self.set_open[field * self.elements + element],
             NavAction::Click { element } => element < self.elements && self.click_open[element],
         }
     }
@@ -202,10 +200,7 @@ pub fn encode(obs: &Observation, cfg: &NavigatorConfig, vocab: &mut Vocab, grow:
         ids(vocab, &text, t, grow, &mut field_tokens);
     }
     let refs: Vec<NodeRef> = els.iter().map(|n| n.r#ref).collect();
-    let set_open = fields
-        .iter()
-        .flat_map(|f| refs.iter().map(|&r| !memory.set_done.contains(&(r, f.value.clone()))))
-        .collect();
+    let set_open = fields.iter().flat_map(|f| refs.iter().map(|&r| !memory.set_done.contains(&(r, f.value.clone())))).collect();
     let click_open = refs.iter().map(|r| !memory.clicked.contains(r)).collect();
     memory.last_refs = Some(refs.iter().copied().collect());
     NavState {
@@ -258,10 +253,7 @@ pub(crate) mod tests {
             instruction: Instruction {
                 utterance: String::new(),
                 tokens: Vec::new(),
-                fields: vec![
-                    Field { key: "password".into(), value: "x1".into() },
-                    Field { key: "username".into(), value: "bob".into() },
-                ],
+                fields: vec![Field { key: "password".into(), value: "x1".into() }, Field { key: "username".into(), value: "bob".into() }],
             },
             dom: DomGraph { nodes, truncated: 0 },
             page: 0,
@@ -292,11 +284,7 @@ pub(crate) mod tests {
         // Its attributes: tag, value, text, placeholder, classes.
         let t = cfg.max_tokens;
         let attr = |a: usize| -> Vec<&str> {
-            s.element_tokens[(ATTRIBUTES + a) * t..(ATTRIBUTES + a + 1) * t]
-                .iter()
-                .filter(|&&i| i != PAD)
-                .map(|&i| vocab.word(i).unwrap())
-                .collect()
+            s.element_tokens[(ATTRIBUTES + a) * t..(ATTRIBUTES + a + 1) * t].iter().filter(|&&i| i != PAD).map(|&i| vocab.word(i).unwrap()).collect()
         };
         assert_eq!(attr(0), ["input_text"]);
         assert_eq!(attr(1), ["<unk>", "<unk>"], "typed values do not grow the vocabulary");
@@ -311,11 +299,8 @@ pub(crate) mod tests {
         // Reading the fields' values, the values typed into elements are words too.
         let with_values = NavigatorConfig { field_values: true, ..cfg.clone() };
         let s2 = encode(&observation(), &with_values, &mut vocab, true, &mut EpisodeMemory::default());
-        let value: Vec<&str> = s2.element_tokens[(ATTRIBUTES + 1) * t..(ATTRIBUTES + 2) * t]
-            .iter()
-            .filter(|&&i| i != PAD)
-            .map(|&i| vocab.word(i).unwrap())
-            .collect();
+        let value: Vec<&str> =
+            s2.element_tokens[(ATTRIBUTES + 1) * t..(ATTRIBUTES + 2) * t].iter().filter(|&&i| i != PAD).map(|&i| vocab.word(i).unwrap()).collect();
         assert_eq!(value, ["bob", "smith"]);
     }
 

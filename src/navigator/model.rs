@@ -36,10 +36,7 @@ impl ElementLstm {
         // Forget-gate bias 1 (Jozefowicz et al., 2015), so early steps keep their memory.
         let mut bias = vec![0.0f32; 4 * hidden];
         bias[hidden..2 * hidden].fill(1.0);
-        let w_x = Linear {
-            bias: Some(Param::from_tensor(Tensor::from_data(TensorData::new(bias, [4 * hidden]), device))),
-            ..w_x
-        };
+        let w_x = Linear { bias: Some(Param::from_tensor(Tensor::from_data(TensorData::new(bias, [4 * hidden]), device))), ..w_x };
         let w_h = LinearConfig::new(hidden, 4 * hidden).with_bias(false).init(device);
         ElementLstm { w_x, w_h, hidden }
     }
@@ -139,9 +136,7 @@ impl ElementLstm {
 /// element, never from padding. Its own inverse.
 fn reverse_within(x: Tensor<3>, lens: &[usize]) -> Tensor<3> {
     let [b, e, d] = x.dims();
-    let idx: Vec<i64> = (0..b)
-        .flat_map(|bi| (0..e).map(move |t| (bi * e + if t < lens[bi] { lens[bi] - 1 - t } else { t }) as i64))
-        .collect();
+    let idx: Vec<i64> = (0..b).flat_map(|bi| (0..e).map(move |t| (bi * e + if t < lens[bi] { lens[bi] - 1 - t } else { t }) as i64)).collect();
     let plain = x.device().without_autodiff();
     let idx = Tensor::<1, Int>::from_data(TensorData::new(idx, [b * e]), &plain);
     x.reshape([b * e, d]).select(0, idx).reshape([b, e, d])
@@ -219,7 +214,7 @@ impl Padded {
             features: vec![0.0; b * e * ELEMENT_FEATURES],
             mask: vec![CLOSED; b * (f * e + e)],
         };
-        let no_tokens = vec![PAD; ATTRIBUTES];
+        let no_tokens = [PAD; ATTRIBUTES];
         let mut seen: HashMap<&[u32], usize> = HashMap::new();
         for (si, s) in states.iter().enumerate() {
             let t = s.max_tokens;
@@ -230,8 +225,7 @@ impl Padded {
             }
             for el in 0..s.elements {
                 let at = (si * e + el) * ELEMENT_FEATURES;
-                p.features[at..at + ELEMENT_FEATURES]
-                    .copy_from_slice(&s.element_features[el * ELEMENT_FEATURES..(el + 1) * ELEMENT_FEATURES]);
+                p.features[at..at + ELEMENT_FEATURES].copy_from_slice(&s.element_features[el * ELEMENT_FEATURES..(el + 1) * ELEMENT_FEATURES]);
             }
             for fi in 0..s.fields {
                 let group = si * f + fi;
@@ -417,8 +411,7 @@ impl NavigatorModel {
         // The element marginal (not differentiated: the critic does not steer the policy) as
         // attention over the element encodings.
         let probs = log_probs.clone().detach().exp();
-        let on_el = probs.clone().slice([0..b, 0..f * e]).reshape([b, f, e]).sum_dim(1).reshape([b, e])
-            + probs.slice([0..b, f * e..f * e + e]);
+        let on_el = probs.clone().slice([0..b, 0..f * e]).reshape([b, f, e]).sum_dim(1).reshape([b, e]) + probs.slice([0..b, f * e..f * e + e]);
         let context = (on_el.reshape([b, e, 1]) * dom).sum_dim(1).reshape([b, l]);
         let value = self.value_out.forward(relu(self.value_hidden.forward(context))).reshape([b]);
         PolicyOut { log_probs, value }

@@ -174,12 +174,21 @@ mod tests {
     #[test]
     fn side_by_side_and_one_at_a_time_play_the_same_episodes() {
         for head in [Head::A2c, Head::Dqn] {
-            let cfg = NavigatorConfig { head, vocab_cap: 400, embedding_dim: 16, latent_dim: 12, dqn_epsilon_start: 0.3, dqn_epsilon_end: 0.3, ..NavigatorConfig::default() };
+            let cfg = NavigatorConfig {
+                head,
+                vocab_cap: 400,
+                embedding_dim: 16,
+                latent_dim: 12,
+                dqn_epsilon_start: 0.3,
+                dqn_epsilon_end: 0.3,
+                ..NavigatorConfig::default()
+            };
             let mut nav = Navigator::new(cfg, &Device::flex().autodiff(), 5).unwrap();
             let mut rng = Rng::new(9);
             let tasks: Vec<TaskSpec> = (0..6).map(|i| site_task(&format!("t{i}"), RandomDesign::default().sample(&mut rng))).collect();
             let mut streams = Rng::new(3);
-            let jobs: Vec<Job> = (0..18).map(|i| Job { task: &tasks[i % tasks.len()], seed: 100 + i as u32, stream: Rng::new(streams.next_u64()) }).collect();
+            let jobs: Vec<Job> =
+                (0..18).map(|i| Job { task: &tasks[i % tasks.len()], seed: 100 + i as u32, stream: Rng::new(streams.next_u64()) }).collect();
             block_on(play(&mut sims(4), &mut nav, &jobs, false, true)).unwrap();
             for greedy in [false, true] {
                 let one = trace(&block_on(play(&mut sims(1), &mut nav, &jobs, greedy, false)).unwrap());
@@ -198,7 +207,12 @@ mod tests {
 
     #[test]
     fn the_discounted_return_is_the_papers_r() {
-        let mut nav = Navigator::new(NavigatorConfig { vocab_cap: 300, embedding_dim: 8, latent_dim: 8, ..NavigatorConfig::default() }, &Device::flex().autodiff(), 2).unwrap();
+        let mut nav = Navigator::new(
+            NavigatorConfig { vocab_cap: 300, embedding_dim: 8, latent_dim: 8, ..NavigatorConfig::default() },
+            &Device::flex().autodiff(),
+            2,
+        )
+        .unwrap();
         let task = site_task("login-1", test_site("login", 1).unwrap());
         let jobs: Vec<Job> = (0..5).map(|i| Job { task: &task, seed: i, stream: Rng::new(i as u64) }).collect();
         for p in block_on(play(&mut sims(2), &mut nav, &jobs, false, true)).unwrap() {

@@ -36,10 +36,7 @@ fn occurrences<'a>(obs: &'a Observation, key: &str) -> Vec<&'a DomNode> {
     obs.dom
         .nodes
         .iter()
-        .filter(|n| {
-            n.id == base
-                || n.id.strip_prefix(&base).and_then(|rest| rest.strip_prefix('_')).is_some_and(|k| k.parse::<u32>().is_ok())
-        })
+        .filter(|n| n.id == base || n.id.strip_prefix(&base).and_then(|rest| rest.strip_prefix('_')).is_some_and(|k| k.parse::<u32>().is_ok()))
         .collect()
 }
 
@@ -58,9 +55,8 @@ fn holds(n: &DomNode, kind: Kind, want: &str) -> bool {
 
 impl Policy for SiteOracle {
     fn act(&mut self, obs: &Observation) -> Option<Action> {
-        let sabotage = self.sabotage.as_deref().map(|k| {
-            if k.is_empty() { obs.instruction.fields.first().map(|f| f.key.as_str()).unwrap_or("") } else { k }
-        });
+        let sabotage =
+            self.sabotage.as_deref().map(|k| if k.is_empty() { obs.instruction.fields.first().map(|f| f.key.as_str()).unwrap_or("") } else { k });
         for f in &obs.instruction.fields {
             let Some(p) = primitive::by_field(&f.key) else { continue };
             let wrong = sabotage == Some(f.key.as_str());
@@ -110,8 +106,7 @@ impl SiteRandom {
 
 impl Policy for SiteRandom {
     fn act(&mut self, obs: &Observation) -> Option<Action> {
-        let targets: Vec<&DomNode> =
-            obs.dom.nodes.iter().filter(|n| n.is_leaf() || n.has_class("radio-group")).collect();
+        let targets: Vec<&DomNode> = obs.dom.nodes.iter().filter(|n| n.is_leaf() || n.has_class("radio-group")).collect();
         let n = *self.rng.choose(&targets)?;
         let fields = &obs.instruction.fields;
         let choice = self.rng.below(fields.len() + 1);

@@ -70,7 +70,7 @@ impl RandomPolicy {
         let (left, top) = (a.left.max(root.left), a.top.max(root.top));
         let right = (a.left + a.width).min(root.left + root.width);
         let bottom = (a.top + a.height).min(root.top + root.height);
-        (right > left && bottom > top).then(|| crate::env::Rect { left, top, width: right - left, height: bottom - top })
+        (right > left && bottom > top).then_some(crate::env::Rect { left, top, width: right - left, height: bottom - top })
     }
 
     /// A uniform point of the task area.
@@ -198,7 +198,7 @@ mod tests {
                 assert!(a.point().is_none_or(inside), "{task}: {json} is outside the task area");
                 assert!(a.check().is_ok());
             }
-            assert!(acts.iter().any(|a| *a == Action::Click(3)), "{task}: it still presses the page's button");
+            assert!(acts.contains(&Action::Click(3)), "{task}: it still presses the page's button");
         }
         // The lab's tasks and the click-and-type pages keep the element actions alone.
         for task in [TaskSpec::builtin("click-test").unwrap(), TaskSpec::miniwob("click-button").unwrap()] {

@@ -11,15 +11,14 @@
 
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{
-    Document, Element, EventInit, HtmlDocument, HtmlElement, HtmlInputElement, HtmlOptionElement, HtmlSelectElement,
-    HtmlTextAreaElement,
-    MouseEvent, MouseEventInit, Node, PointerEvent, PointerEventInit, Window,
+    Document, Element, EventInit, HtmlDocument, HtmlElement, HtmlInputElement, HtmlOptionElement, HtmlSelectElement, HtmlTextAreaElement, MouseEvent,
+    MouseEventInit, Node, PointerEvent, PointerEventInit, Window,
 };
 
 use super::input::{self, InputState};
 use super::reader::DomReader;
-use super::util::{as_html, as_html_tag, js_message};
 use super::util;
+use super::util::{as_html, as_html_tag, js_message};
 use crate::env::{Action, EnvError};
 
 pub async fn perform(
@@ -130,10 +129,7 @@ fn radio_group(input: &HtmlInputElement, doc: &Document) -> Vec<HtmlInputElement
 fn choose_radio(radios: &[HtmlInputElement], value: &str, win: &Window, doc: &Document) -> Result<(), EnvError> {
     let wanted = collapse_ws(value);
     let label_of = |r: &HtmlInputElement| -> String {
-        r.labels()
-            .and_then(|ls| ls.item(0))
-            .map(|l| collapse_ws(&l.text_content().unwrap_or_default()))
-            .unwrap_or_default()
+        r.labels().and_then(|ls| ls.item(0)).map(|l| collapse_ws(&l.text_content().unwrap_or_default())).unwrap_or_default()
     };
     match radios.iter().find(|r| r.value() == value || label_of(r) == wanted) {
         Some(r) => click(r.unchecked_ref(), win, doc),
@@ -148,10 +144,8 @@ fn collapse_ws(s: &str) -> String {
 /// Replaces a text field's value as a person does (select all, type over it), so `input` fires,
 /// then `change` as leaving the field would.
 fn replace_text(el: &Element, value: &str, doc: &Document) -> Result<(), EnvError> {
-    let h: &HtmlElement = as_html(el).ok_or_else(|| EnvError::BadTarget {
-        action: format!("set the value of {}", el.tag_name()),
-        detail: "it is not an HTML element".into(),
-    })?;
+    let h: &HtmlElement = as_html(el)
+        .ok_or_else(|| EnvError::BadTarget { action: format!("set the value of {}", el.tag_name()), detail: "it is not an HTML element".into() })?;
     h.focus().map_err(browser)?;
     if let Some(i) = as_html_tag::<HtmlInputElement>(el, "INPUT") {
         i.select();
@@ -183,9 +177,8 @@ fn option_index(sel: &HtmlSelectElement, option: &str) -> Option<u32> {
     let opts = sel.options();
     let wanted = collapse_ws(option);
     (0..opts.length()).find(|&i| {
-        opts.item(i).is_some_and(|o| {
-            collapse_ws(&o.text_content().unwrap_or_default()) == wanted || o.get_attribute("value").as_deref() == Some(option)
-        })
+        opts.item(i)
+            .is_some_and(|o| collapse_ws(&o.text_content().unwrap_or_default()) == wanted || o.get_attribute("value").as_deref() == Some(option))
     })
 }
 
@@ -219,9 +212,11 @@ fn reveal(el: &Element, win: &Window) {
             break;
         }
         let scrolls = a.scroll_height() > a.client_height()
-            && win.get_computed_style(&a).ok().flatten().is_some_and(|st| {
-                matches!(st.get_property_value("overflow-y").unwrap_or_default().as_str(), "auto" | "scroll")
-            });
+            && win
+                .get_computed_style(&a)
+                .ok()
+                .flatten()
+                .is_some_and(|st| matches!(st.get_property_value("overflow-y").unwrap_or_default().as_str(), "auto" | "scroll"));
         if scrolls {
             let (r, box_) = (el.get_bounding_client_rect(), a.get_bounding_client_rect());
             let top = box_.top() + a.client_top() as f64;
@@ -341,10 +336,8 @@ pub(super) fn focus_or_blur(el: &Element, doc: &Document) {
 }
 
 fn type_text(el: &Element, text: &str, doc: &Document) -> Result<(), EnvError> {
-    let h: &HtmlElement = as_html(el).ok_or_else(|| EnvError::BadTarget {
-        action: format!("type into {}", el.tag_name()),
-        detail: "it is not an HTML element".into(),
-    })?;
+    let h: &HtmlElement = as_html(el)
+        .ok_or_else(|| EnvError::BadTarget { action: format!("type into {}", el.tag_name()), detail: "it is not an HTML element".into() })?;
     h.focus().map_err(browser)?;
     // Put the caret at the end so typed text appends (types such as email/number refuse ranges).
     let before = if let Some(i) = as_html_tag::<HtmlInputElement>(el, "INPUT") {
@@ -388,9 +381,7 @@ fn has_focus(el: &Element, doc: &Document) -> bool {
 }
 
 fn current_value(el: &Element) -> Option<String> {
-    as_html_tag::<HtmlInputElement>(el, "INPUT")
-        .map(|i| i.value())
-        .or_else(|| as_html_tag::<HtmlTextAreaElement>(el, "TEXTAREA").map(|t| t.value()))
+    as_html_tag::<HtmlInputElement>(el, "INPUT").map(|i| i.value()).or_else(|| as_html_tag::<HtmlTextAreaElement>(el, "TEXTAREA").map(|t| t.value()))
 }
 
 fn set_value(el: &Element, v: &str) {

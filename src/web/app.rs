@@ -11,19 +11,19 @@ use wasm_bindgen_futures::future_to_promise;
 use web_sys::HtmlIFrameElement;
 
 use super::env::IframeEnv;
+use super::recorder::Recorder;
 use super::remote::{EnvReply, EnvRequest};
 use super::util::{now_ms, yield_now};
-use super::recorder::Recorder;
 use crate::demo::{Demonstration, replay};
 use crate::dom_q_net::checkpoint::Checkpoint;
 use crate::dom_q_net::train::{GreedyEpisode, held_out_seed};
 use crate::dom_q_net::{DomQNetAgent, DqnConfig, QView};
 use crate::env::{Action, EnvConfig, EnvError, Environment, Observation, TaskSpec, builtin_tasks};
-use crate::share::ShareState;
-use crate::policy::oracle::{Script, scripted_for};
 use crate::policy::gminiwob::{SiteOracle, SiteRandom};
+use crate::policy::oracle::{Script, scripted_for};
 use crate::policy::{Policy, RandomPolicy};
 use crate::runner::{EpisodeResult, RunStats, run_episode};
+use crate::share::ShareState;
 
 use super::remote::to_js;
 
@@ -50,8 +50,7 @@ pub(super) fn parse_task(task: JsValue) -> Result<TaskSpec, EnvError> {
     if let Some(name) = task.as_string() {
         return TaskSpec::from_name(&name);
     }
-    let spec: TaskSpec = serde_wasm_bindgen::from_value(task)
-        .map_err(|e| EnvError::UnknownTask(format!("(malformed task description: {e})")))?;
+    let spec: TaskSpec = serde_wasm_bindgen::from_value(task).map_err(|e| EnvError::UnknownTask(format!("(malformed task description: {e})")))?;
     spec.check_untrusted_with(&typed_folders())?;
     Ok(spec)
 }
@@ -86,10 +85,7 @@ impl Slots {
     pub(super) fn take(&self, i: usize) -> Result<IframeEnv, EnvError> {
         let mut v = self.0.borrow_mut();
         let n = v.len();
-        v.get_mut(i)
-            .ok_or_else(|| EnvError::Browser(format!("no task page #{i} (the lab has {n})")))?
-            .take()
-            .ok_or(EnvError::Busy)
+        v.get_mut(i).ok_or_else(|| EnvError::Browser(format!("no task page #{i} (the lab has {n})")))?.take().ok_or(EnvError::Busy)
     }
     pub(super) fn put(&self, i: usize, env: IframeEnv) {
         self.0.borrow_mut()[i] = Some(env);
@@ -456,8 +452,7 @@ impl Lab {
     pub fn step(&self, action: JsValue) -> Promise {
         let slots = self.envs.clone();
         future_to_promise(async move {
-            let action: Action =
-                serde_wasm_bindgen::from_value(action).map_err(|e| js_err(format!("malformed action: {e}")))?;
+            let action: Action = serde_wasm_bindgen::from_value(action).map_err(|e| js_err(format!("malformed action: {e}")))?;
             let mut env = slots.take(0).map_err(js_err)?;
             let result = env.step(&action).await;
             slots.put(0, env);
@@ -484,8 +479,7 @@ impl Lab {
             let spec = parse_task(task).map_err(js_err)?;
             let mut agent = make_policy(&policy, &spec, seed).map_err(js_err)?;
             let mut env = slots.take(0).map_err(js_err)?;
-            *run.borrow_mut() =
-                AgentRun { running: true, task: spec.name().to_string(), policy: policy.clone(), ..Default::default() };
+            *run.borrow_mut() = AgentRun { running: true, task: spec.name().to_string(), policy: policy.clone(), ..Default::default() };
             let failure = AgentRun::drive(&run, episodes, async |ep| {
                 run_episode(&mut env, agent.as_mut(), &spec, seed.wrapping_add(ep), |_, _| {}).await.map_err(|e| e.to_string())
             })

@@ -7,11 +7,11 @@ use wasm_bindgen::prelude::*;
 
 use super::app::Lab;
 use super::remote::to_js;
-use crate::gminiwob::primitive::{InputType, Kind, PRIMITIVES, Slot};
-use crate::gminiwob::test_sites::{LEVELS, RandomDesign, TEST_SITES, test_site};
 use crate::env::task::MAX_SITE_NAME;
 use crate::gminiwob::Design;
 use crate::gminiwob::design::{MAX_PAGES, MAX_PLACED};
+use crate::gminiwob::primitive::{InputType, Kind, PRIMITIVES, Slot};
+use crate::gminiwob::test_sites::{LEVELS, RandomDesign, TEST_SITES, test_site};
 use crate::rng::Rng;
 
 #[derive(Serialize)]

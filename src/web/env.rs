@@ -10,8 +10,8 @@ use super::input::InputState;
 use super::reader::DomReader;
 use super::util::sleep;
 use crate::env::{
-    Action, EnvConfig, EnvError, Environment, EpisodeGuard, Field, FreshPage, Instruction, Observation, ObservationMeta,
-    STEP_LIMIT_REASON, Step, TaskSpec,
+    Action, EnvConfig, EnvError, Environment, EpisodeGuard, Field, FreshPage, Instruction, Observation, ObservationMeta, STEP_LIMIT_REASON, Step,
+    TaskSpec,
 };
 use crate::gminiwob::reward::dom_changed;
 use crate::gminiwob::{Shaper, Site};
@@ -123,9 +123,7 @@ impl Environment for IframeEnv {
         self.generated = None;
         // A generated site is rendered here, from its design and the seed, and handed to the page.
         let generated = match task {
-            TaskSpec::Generated { design, values, reward, .. } => {
-                Some((crate::gminiwob::render(design, seed, *values), Shaper::new(*reward)))
-            }
+            TaskSpec::Generated { design, values, reward, .. } => Some((crate::gminiwob::render(design, seed, *values), Shaper::new(*reward))),
             _ => None,
         };
         self.frame.ensure_loaded(task, &self.cfg).await?;

@@ -36,13 +36,13 @@ pub struct LoadedPage {
     pub reactions: super::reaction::Reactions,
     /// Why loading took a second try, until a reset reports it.
     pub load_note: Option<String>,
-    _tamper_listener: Closure<dyn FnMut(web_sys::Event)>,
+    _tamper_listener: Listener,
     /// Where the page began to navigate to (another document), as soon as it began: a link
     /// followed or `location` set. The old document shows until the new one arrives, and an
     /// action meanwhile would start the navigation again, so a page that leaves at every click
     /// could otherwise play a whole episode without being seen to leave.
-    leaving: std::rc::Rc<std::cell::RefCell<Option<String>>>,
-    _leave_listener: Closure<dyn FnMut(web_sys::Event)>,
+    leaving: Leaving,
+    _leave_listener: Listener,
 }
 
 /// The reward globals of the contract, read after each action.
@@ -109,10 +109,7 @@ impl TaskFrame {
         if let Some(url) = self.page.as_ref().and_then(|p| p.leaving.borrow().clone()).filter(|u| !u.is_empty()) {
             return url;
         }
-        self.iframe
-            .content_window()
-            .and_then(|w| w.location().href().ok())
-            .unwrap_or_else(|| "(another origin)".into())
+        self.iframe.content_window().and_then(|w| w.location().href().ok()).unwrap_or_else(|| "(another origin)".into())
     }
 
     async fn load(&mut self, spec: &TaskSpec, key: String, url: String, cfg: &EnvConfig) -> Result<(), EnvError> {
@@ -159,16 +156,17 @@ impl TaskFrame {
                 Some(ScriptFailure::Threw(message)) => {
                     EnvError::PageThrew { task: spec.name().to_string(), message: format!("{message} (while loading {url})") }
                 }
-                Some(ScriptFailure::DoesNotParse { script, message }) => EnvError::PageThrew {
-                    task: spec.name().to_string(),
-                    message: format!("{message} (in {script}, while loading {url})"),
-                },
+                Some(ScriptFailure::DoesNotParse { script, message }) => {
+                    EnvError::PageThrew { task: spec.name().to_string(), message: format!("{message} (in {script}, while loading {url})") }
+                }
                 Some(ScriptFailure::Unloadable { src, detail }) => {
                     EnvError::NotATaskPage { url, missing: format!("{missing}: its script {src} could not be loaded ({detail})") }
                 }
                 None => EnvError::NotATaskPage {
                     url,
-                    missing: format!("{missing} (its scripts load and parse: one may have stopped with an error as the page loaded; the browser's console for the page shows it)"),
+                    missing: format!(
+                        "{missing} (its scripts load and parse: one may have stopped with an error as the page loaded; the browser's console for the page shows it)"
+                    ),
                 },
             });
         }
@@ -209,10 +207,16 @@ impl TaskFrame {
     }
 }
 
+/// Where a page began to navigate to, once it has (empty where the browser does not say).
+/// A page event listener kept alive as long as its page.
+type Listener = Closure<dyn FnMut(web_sys::Event)>;
+
+type Leaving = std::rc::Rc<std::cell::RefCell<Option<String>>>;
+
 /// Watches a page's window for the start of a navigation to another document: the Navigation
 /// API's `navigate` event where the browser has it (it names the destination; a fragment or
 /// history change stays in the document, a download leaves nothing), `beforeunload` otherwise.
-fn watch_leaving(win: &Window) -> Result<(std::rc::Rc<std::cell::RefCell<Option<String>>>, Closure<dyn FnMut(web_sys::Event)>), EnvError> {
+fn watch_leaving(win: &Window) -> Result<(Leaving, Listener), EnvError> {
     let leaving = std::rc::Rc::new(std::cell::RefCell::new(None));
     let navigation = get(win, "navigation");
     let has_api = !navigation.is_undefined() && !navigation.is_null();
@@ -362,11 +366,7 @@ impl LoadedPage {
             done: get(w, "WOB_DONE_GLOBAL").is_truthy(),
             reward: get(w, "WOB_REWARD_GLOBAL").as_f64().unwrap_or(0.0),
             raw_reward: get(w, "WOB_RAW_REWARD_GLOBAL").as_f64().unwrap_or(0.0),
-            reason: if reason.is_null() || reason.is_undefined() {
-                None
-            } else {
-                Some(reason.as_string().unwrap_or_else(|| js_message(&reason)))
-            },
+            reason: if reason.is_null() || reason.is_undefined() { None } else { Some(reason.as_string().unwrap_or_else(|| js_message(&reason))) },
         }
     }
 
@@ -422,7 +422,7 @@ enum ScriptFailure {
 /// is compiled, never called, until one cannot be had or does not parse. Only used on a page
 /// that is already unusable.
 async fn diagnose_scripts(win: &Window, url: &str, inline: Option<&str>) -> Option<ScriptFailure> {
-    let recorded = call(&get(win, "core"), "loadErrors", &[]).ok().filter(|v| js_sys::Array::is_array(v));
+    let recorded = call(&get(win, "core"), "loadErrors", &[]).ok().filter(js_sys::Array::is_array);
     if let Some(first) = recorded.map(|v| js_sys::Array::from(&v).get(0)).and_then(|v| v.as_string()) {
         return Some(ScriptFailure::Threw(crate::env::task::shown(&first)));
     }
@@ -481,8 +481,8 @@ async fn fetch_text(url: &str) -> Result<String, String> {
 pub fn resolve_same_origin(url: &str) -> Result<String, EnvError> {
     let win = window();
     let base = win.location().href().map_err(|e| EnvError::Browser(js_message(&e)))?;
-    let parsed = web_sys::Url::new_with_base(url, &base)
-        .map_err(|_| EnvError::NotFound { url: url.to_string(), detail: "not a valid URL".into() })?;
+    let parsed =
+        web_sys::Url::new_with_base(url, &base).map_err(|_| EnvError::NotFound { url: url.to_string(), detail: "not a valid URL".into() })?;
     let own = win.location().origin().map_err(|e| EnvError::Browser(js_message(&e)))?;
     if parsed.origin() != own {
         return Err(EnvError::CrossOrigin { url: parsed.href(), origin: parsed.origin() });
@@ -494,9 +494,7 @@ pub fn resolve_same_origin(url: &str) -> Result<String, EnvError> {
 /// "not a task page".
 async fn check_fetchable(url: &str) -> Result<(), EnvError> {
     let not_found = |detail: String| EnvError::NotFound { url: url.to_string(), detail };
-    let resp = JsFuture::from(window().fetch_with_str(url))
-        .await
-        .map_err(|e| not_found(js_message(&e)))?;
+    let resp = JsFuture::from(window().fetch_with_str(url)).await.map_err(|e| not_found(js_message(&e)))?;
     let resp: web_sys::Response = resp.unchecked_into();
     if !resp.ok() {
         return Err(not_found(format!("HTTP {} {}", resp.status(), resp.status_text())));
@@ -529,10 +527,8 @@ fn fetch_style_images(doc: &Document) -> Vec<JsValue> {
         let count = get(&rules, "length").as_f64().unwrap_or(0.0) as u32;
         for r in 0..count {
             let rule = js_sys::Reflect::get_u32(&rules, r).unwrap_or(JsValue::UNDEFINED);
-            let content = call(&get(&rule, "style"), "getPropertyValue", &[JsValue::from_str("content")])
-                .ok()
-                .and_then(|v| v.as_string())
-                .unwrap_or_default();
+            let content =
+                call(&get(&rule, "style"), "getPropertyValue", &[JsValue::from_str("content")]).ok().and_then(|v| v.as_string()).unwrap_or_default();
             for url in css_urls(&content) {
                 if let Ok(abs) = web_sys::Url::new_with_base(&url, &base)
                     && !urls.contains(&abs.href())

@@ -26,11 +26,7 @@ pub fn hand_site(win: &Window, site: Option<&Site>) -> Result<(), JsValue> {
 /// The page of the site showing now (0 on pages that are not generated sites).
 pub fn current_page(win: &Window) -> u32 {
     let g = get(win, "gminiwob");
-    if g.is_object() {
-        call(&g, "page", &[]).ok().and_then(|v| v.as_f64()).map(|p| p as u32).unwrap_or(0)
-    } else {
-        0
-    }
+    if g.is_object() { call(&g, "page", &[]).ok().and_then(|v| v.as_f64()).map(|p| p as u32).unwrap_or(0) } else { 0 }
 }
 
 /// What the element with `id` holds, as the page's submit check reads it: the value of a text
@@ -48,11 +44,7 @@ pub fn read_field(doc: &Document, id: &str) -> Option<FieldState> {
     } else if let Some(t) = as_html_tag::<HtmlTextAreaElement>(&el, "TEXTAREA") {
         t.value()
     } else {
-        el.query_selector("input[type=radio]:checked")
-            .ok()
-            .flatten()
-            .map(|r| r.unchecked_into::<HtmlInputElement>().value())
-            .unwrap_or_default()
+        el.query_selector("input[type=radio]:checked").ok().flatten().map(|r| r.unchecked_into::<HtmlInputElement>().value()).unwrap_or_default()
     };
     Some(FieldState { visited, value })
 }

@@ -206,7 +206,11 @@ impl Lab {
                 *by_element.entry(e).or_default() += p;
             }
             let elements = (0..state.elements)
-                .map(|e| ElementChoice { r#ref: state.refs[e], rect: rect_of(state.refs[e]), probability: by_element.get(&e).copied().unwrap_or(0.0) })
+                .map(|e| ElementChoice {
+                    r#ref: state.refs[e],
+                    rect: rect_of(state.refs[e]),
+                    probability: by_element.get(&e).copied().unwrap_or(0.0),
+                })
                 .collect();
             let probability_of = |c: NavAction| probs.iter().find(|&&(a, _)| a == c).map_or(0.0, |&(_, p)| p);
             let Some(choice) = choice else {

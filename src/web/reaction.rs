@@ -149,17 +149,17 @@ fn starter(state: &Rc<RefCell<State>>, global: &JsValue, original: Function, int
                 }
             }
         };
-        let wrapped: JsValue = if interval {
-            Closure::<dyn FnMut(JsValue, JsValue)>::new(run).into_js_value()
-        } else {
-            Closure::once_into_js(run)
-        };
+        let wrapped: JsValue = if interval { Closure::<dyn FnMut(JsValue, JsValue)>::new(run).into_js_value() } else { Closure::once_into_js(run) };
         let handle = Reflect::apply(&original, &global, &args([wrapped, delay, a, b])).unwrap_or(JsValue::UNDEFINED);
         if let Some(h) = handle.as_f64() {
             let h = h as i32;
             id.set(Some(h));
             let mut s = state.borrow_mut();
-            if interval { s.intervals.insert(h) } else { s.timeouts.insert(h) };
+            if interval {
+                s.intervals.insert(h)
+            } else {
+                s.timeouts.insert(h)
+            };
         }
         handle
     };

@@ -141,10 +141,7 @@ impl Walk<'_> {
         }
         let node_ref = self.reader.ref_of(el.unchecked_ref());
         let (tag, value, options) = describe(el, &tag_name);
-        let classes = el
-            .get_attribute("class")
-            .map(|c| c.split_whitespace().map(str::to_string).collect())
-            .unwrap_or_default();
+        let classes = el.get_attribute("class").map(|c| c.split_whitespace().map(str::to_string).collect()).unwrap_or_default();
         let focused = self.active.as_ref().is_some_and(|a| a == AsRef::<JsValue>::as_ref(el));
         let tampered = get(el, TAMPER_KEY).as_f64() == Some(self.epoch as f64);
         let attr = |name: &str| el.get_attribute(name).map(|v| collapse(&v)).unwrap_or_default();
@@ -152,9 +149,7 @@ impl Walk<'_> {
             .win
             .as_ref()
             .and_then(|w| w.get_computed_style(el).ok().flatten())
-            .map(|st| {
-                (st.get_property_value("background-color").unwrap_or_default(), st.get_property_value("color").unwrap_or_default())
-            })
+            .map(|st| (st.get_property_value("background-color").unwrap_or_default(), st.get_property_value("color").unwrap_or_default()))
             .unwrap_or_default();
         let node = DomNode {
             r#ref: node_ref,
@@ -278,11 +273,7 @@ fn describe(el: &Element, tag_name: &str) -> (String, NodeValue, Vec<String>) {
         "INPUT" => {
             let input: &HtmlInputElement = el.unchecked_ref();
             let kind = input.type_();
-            let value = if kind == "checkbox" || kind == "radio" {
-                NodeValue::Checked(input.checked())
-            } else {
-                NodeValue::Text(input.value())
-            };
+            let value = if kind == "checkbox" || kind == "radio" { NodeValue::Checked(input.checked()) } else { NodeValue::Text(input.value()) };
             (format!("INPUT_{kind}"), value, Vec::new())
         }
         "TEXTAREA" => {
@@ -292,8 +283,7 @@ fn describe(el: &Element, tag_name: &str) -> (String, NodeValue, Vec<String>) {
         "SELECT" => {
             let sel: &HtmlSelectElement = el.unchecked_ref();
             let opts = sel.options();
-            let options =
-                (0..opts.length()).filter_map(|i| opts.item(i)).map(|o| collapse(&o.text_content().unwrap_or_default())).collect();
+            let options = (0..opts.length()).filter_map(|i| opts.item(i)).map(|o| collapse(&o.text_content().unwrap_or_default())).collect();
             (tag_name.to_string(), NodeValue::Text(sel.value()), options)
         }
         // A list box's option: whether it is chosen, as a person sees it highlighted.

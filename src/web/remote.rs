@@ -31,9 +31,8 @@ pub struct RemoteEnv {
 
 impl RemoteEnv {
     async fn call(&self, request: EnvRequest) -> Result<EnvReply, EnvError> {
-        let reply = JsFuture::from(env_call(to_js(&request)))
-            .await
-            .map_err(|e| EnvError::Browser(format!("the page did not answer: {}", js_message(&e))))?;
+        let reply =
+            JsFuture::from(env_call(to_js(&request))).await.map_err(|e| EnvError::Browser(format!("the page did not answer: {}", js_message(&e))))?;
         serde_wasm_bindgen::from_value(reply).map_err(|e| EnvError::Browser(format!("malformed reply from the page: {e}")))
     }
 }

@@ -16,9 +16,7 @@ pub fn set(obj: &JsValue, key: &str, value: &JsValue) {
 /// `obj[name](...args)` with `this = obj`; errors when it is not a function or it throws.
 pub fn call(obj: &JsValue, name: &str, args: &[JsValue]) -> Result<JsValue, JsValue> {
     let f = get(obj, name);
-    let f: Function = f
-        .dyn_into()
-        .map_err(|_| JsValue::from_str(&format!("{name} is not a function")))?;
+    let f: Function = f.dyn_into().map_err(|_| JsValue::from_str(&format!("{name} is not a function")))?;
     let arr = args.iter().collect::<js_sys::Array>();
     f.apply(obj, &arr)
 }
@@ -37,9 +35,7 @@ pub fn js_message(err: &JsValue) -> String {
             return if name.is_empty() { msg } else { format!("{name}: {msg}") };
         }
     }
-    err.as_string()
-        .or_else(|| js_sys::JSON::stringify(err).ok().map(String::from))
-        .unwrap_or_else(|| format!("{err:?}"))
+    err.as_string().or_else(|| js_sys::JSON::stringify(err).ok().map(String::from)).unwrap_or_else(|| format!("{err:?}"))
 }
 
 // The task page is another JS realm: its objects fail `instanceof` checks against the lab's own
@@ -110,11 +106,7 @@ pub async fn wait_event(target: &web_sys::EventTarget, event: &str, timeout_ms: 
         });
         let opts = web_sys::AddEventListenerOptions::new();
         opts.set_once(true);
-        let _ = target.add_event_listener_with_callback_and_add_event_listener_options(
-            &event,
-            on_event.unchecked_ref(),
-            &opts,
-        );
+        let _ = target.add_event_listener_with_callback_and_add_event_listener_options(&event, on_event.unchecked_ref(), &opts);
         let _ = call(&js_sys::global(), "setTimeout", &[resolve.into(), JsValue::from(timeout_ms), JsValue::FALSE]);
     });
     JsFuture::from(promise).await.map(|v| v.is_truthy()).unwrap_or(false)

@@ -13,8 +13,8 @@ use serde::{Deserialize, Serialize};
 use crate::env::{Action, DomNode, Instruction, NodeRef, Observation, TEXT_TAG};
 use crate::rng::Rng;
 
-use super::neighbours::{Boxes, Relation};
 pub use super::neighbours::NEAR_PX;
+use super::neighbours::{Boxes, Relation};
 
 /// A string a constraint types or matches.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -130,6 +130,9 @@ impl fmt::Display for ExecutionError {
     }
 }
 
+/// An element set as computed (or why it cannot be), cached per environment.
+type SetResult = Result<Rc<Vec<usize>>, ExecutionError>;
+
 /// What constraints are evaluated against: one observation, and the element the previous step
 /// acted on (for `Last`). Each element set is computed once per environment (the authors cache
 /// per state too), and the work spent is counted for the induction's budget.
@@ -139,7 +142,7 @@ pub struct ExecutionEnv<'a> {
     /// Each node's text as `Like`/`Exact` compare it, once asked for.
     texts: OnceCell<Vec<String>>,
     boxes: OnceCell<Boxes>,
-    sets: RefCell<HashMap<ElementSet, Result<Rc<Vec<usize>>, ExecutionError>>>,
+    sets: RefCell<HashMap<ElementSet, SetResult>>,
     work: Cell<u64>,
 }
 
@@ -237,9 +240,7 @@ impl<'a> ExecutionEnv<'a> {
                 out
             }
             ElementSetKind::InputElements => all.filter(|&i| nodes[i].tag.starts_with("INPUT") || nodes[i].tag == "TEXTAREA").collect(),
-            ElementSetKind::Buttons => {
-                all.filter(|&i| matches!(nodes[i].tag.as_str(), "BUTTON" | "INPUT_button" | "INPUT_submit")).collect()
-            }
+            ElementSetKind::Buttons => all.filter(|&i| matches!(nodes[i].tag.as_str(), "BUTTON" | "INPUT_button" | "INPUT_submit")).collect(),
             ElementSetKind::Text => all.filter(|&i| nodes[i].tag == TEXT_TAG).collect(),
             ElementSetKind::Last => {
                 let last = self.last.ok_or(ExecutionError::NoLastElement)?;
@@ -261,7 +262,11 @@ impl<'a> ExecutionEnv<'a> {
         Ok(match c {
             Constraint::Terminate | Constraint::TypeToken(_) => Vec::new(),
             Constraint::Click(_) => {
-                if n.is_leaf() && !n.is_text() { vec![Action::Click(n.r#ref)] } else { Vec::new() }
+                if n.is_leaf() && !n.is_text() {
+                    vec![Action::Click(n.r#ref)]
+                } else {
+                    Vec::new()
+                }
             }
             Constraint::Type(_, s) => {
                 let text = self.string(s)?;
@@ -277,7 +282,12 @@ impl<'a> ExecutionEnv<'a> {
             Constraint::Select(_, s) => {
                 let want = self.string(s)?;
                 if n.is_leaf() && n.tag == "SELECT" {
-                    n.options.iter().find(|o| o.trim().eq_ignore_ascii_case(want.trim())).map(|o| Action::Select(n.r#ref, o.clone())).into_iter().collect()
+                    n.options
+                        .iter()
+                        .find(|o| o.trim().eq_ignore_ascii_case(want.trim()))
+                        .map(|o| Action::Select(n.r#ref, o.clone()))
+                        .into_iter()
+                        .collect()
                 } else {
                     Vec::new()
                 }
@@ -620,10 +630,14 @@ mod tests {
             "type the password into a INPUT_password element"
         );
         assert_eq!(
-            Constraint::Click(ElementSet::with_classes(ElementSetKind::Near(Box::new(ElementSet::exact(lit("Login")))), vec!["help".into()])).describe(ins),
+            Constraint::Click(ElementSet::with_classes(ElementSetKind::Near(Box::new(ElementSet::exact(lit("Login")))), vec!["help".into()]))
+                .describe(ins),
             "click an element near an element reading exactly 'Login' with class 'help'"
         );
-        assert_eq!(Constraint::TypeToken(StringSelector::Utterance { start: 3, end: 4 }).describe(ins), "type the words \"keli\" of the instruction into the focused element");
+        assert_eq!(
+            Constraint::TypeToken(StringSelector::Utterance { start: 3, end: 4 }).describe(ins),
+            "type the words \"keli\" of the instruction into the focused element"
+        );
         assert_eq!(
             Constraint::Click(ElementSet::with_classes(ElementSetKind::SameRow(Box::new(ElementSet::tag("LABEL"))), vec!["last".into()])).to_string(),
             "Click(SameRow(Tag(\"LABEL\"), class \"last\"))"

@@ -234,9 +234,7 @@ pub fn featurize(vocabs: &mut DomNetVocabs, obs: &Observation, cfg: &NeuralConfi
             }
         }
         if cfg.goal_match == GoalMatch::WordSum {
-            matched.push(
-                words(shown).filter(|w| goal_words.contains(w)).map(|w| vocabs.words.id_or_add(&w).unwrap_or(UNK)).collect(),
-            );
+            matched.push(words(shown).filter(|w| goal_words.contains(w)).map(|w| vocabs.words.id_or_add(&w).unwrap_or(UNK)).collect());
         }
         input.actionable.push(node.tag != TEXT_TAG);
         input.typable.push(typable(node));
@@ -390,10 +388,8 @@ impl DomNet {
             ctx_state: LinearConfig::new(state, cfg.ctx_dim).with_bias(false).init(device),
             mode: LinearConfig::new(cfg.ctx_dim, 2).init(device),
             field: Additive::new(fd, cfg.ctx_dim, ad, device),
-            critic: (cfg.baseline_kind == Baseline::Critic).then(|| Critic {
-                hidden: LinearConfig::new(state, cfg.ctx_dim).init(device),
-                out: LinearConfig::new(cfg.ctx_dim, 1).init(device),
-            }),
+            critic: (cfg.baseline_kind == Baseline::Critic)
+                .then(|| Critic { hidden: LinearConfig::new(state, cfg.ctx_dim).init(device), out: LinearConfig::new(cfg.ctx_dim, 1).init(device) }),
             tree_max: cfg.tree_pool == TreePool::AffineMax,
             text_dim: td,
             word_dim: cfg.word_dim,
@@ -495,10 +491,7 @@ impl DomNet {
         let units = Tensor::cat(vec![texts.clone().select(0, ints(keys)), texts.select(0, ints(values))], 1); // [F, 128]
         let memory = Tensor::cat(vec![units.clone(), self.sentinel.val()], 0);
         let goal_ctx = Tensor::cat(
-            self.goal_heads
-                .iter()
-                .map(|head| softmax(head.scores(memory.clone(), dom_ctx.clone()), 1).matmul(memory.clone()))
-                .collect(),
+            self.goal_heads.iter().map(|head| softmax(head.scores(memory.clone(), dom_ctx.clone()), 1).matmul(memory.clone())).collect(),
             1,
         ); // [1, heads·128]
 

@@ -521,10 +521,7 @@ mod tests {
         let got: Vec<(u32, Action)> = folded.into_iter().map(|s| (s.observation.page, s.action)).collect();
         // The first pair folds onto the click's page; a type into another element than the one
         // clicked does not fold.
-        assert_eq!(
-            got,
-            vec![(0, Action::Type(4, "Cheree".into())), (2, Action::Click(5)), (3, Action::Type(6, "x".into())), (4, Action::Click(7))]
-        );
+        assert_eq!(got, vec![(0, Action::Type(4, "Cheree".into())), (2, Action::Click(5)), (3, Action::Type(6, "x".into())), (4, Action::Click(7))]);
     }
 
     fn shown(lattice: &WorkflowLattice, i: usize) -> Vec<String> {

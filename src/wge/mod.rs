@@ -3,15 +3,15 @@
 //! from demonstrations, and the workflow policy that explores with them
 //! (reference-implementations.md §2).
 
-pub mod demo_import;
-pub mod constraint;
-pub mod neighbours;
-pub mod induction;
 pub mod config;
-pub mod policy;
-pub mod explore;
-pub mod domnet_config;
+pub mod constraint;
+pub mod demo_import;
 pub mod domnet;
-pub mod replay;
+pub mod domnet_config;
+pub mod explore;
+pub mod induction;
+pub mod neighbours;
 pub mod neural;
+pub mod policy;
+pub mod replay;
 pub mod session;

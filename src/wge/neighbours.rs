@@ -171,9 +171,7 @@ mod tests {
         (0..n)
             .map(|_| {
                 let mut v = || rng.next_f64() as f32;
-                let mut node = DomNode::default();
-                node.rect = Rect { left: v() * spread, top: v() * spread, width: v() * 60.0, height: v() * 25.0 };
-                node
+                DomNode { rect: Rect { left: v() * spread, top: v() * spread, width: v() * 60.0, height: v() * 25.0 }, ..DomNode::default() }
             })
             .collect()
     }
@@ -206,9 +204,8 @@ mod tests {
         // 20,000 buttons in rows of four, every one Near and SameRow of its neighbours.
         let nodes: Vec<DomNode> = (0..20_000)
             .map(|i| {
-                let mut n = DomNode::default();
-                n.rect = Rect { left: (i % 4) as f32 * 40.0, top: 50.0 + (i / 4) as f32 * 20.0, width: 38.0, height: 18.0 };
-                n
+                let rect = Rect { left: (i % 4) as f32 * 40.0, top: 50.0 + (i / 4) as f32 * 20.0, width: 38.0, height: 18.0 };
+                DomNode { rect, ..DomNode::default() }
             })
             .collect();
         let boxes = Boxes::new(&nodes);

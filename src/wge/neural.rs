@@ -144,12 +144,7 @@ impl NeuralPolicy {
         let typed = typed.then(|| if greedy { argmax(fl) } else { draw(&mut self.rng, fl) });
         let indices = DomNetAction { elem: e, typed };
         let log_prob = elem[e] + m[typed.is_some() as usize] + typed.map_or(0.0, |i| fl[i]);
-        Ok(Some(NeuralDecision {
-            action: indices.to_action(&x),
-            indices,
-            log_prob,
-            p_elem: elem.iter().map(|l| l.exp()).collect(),
-        }))
+        Ok(Some(NeuralDecision { action: indices.to_action(&x), indices, log_prob, p_elem: elem.iter().map(|l| l.exp()).collect() }))
     }
 
     /// log π(action | obs), or `None` when DOMNet cannot take that action there.
@@ -257,13 +252,7 @@ impl NeuralPolicy {
     /// Runs one episode with the neural policy (sampled, or greedy for evaluation), stepping the
     /// page until it ends or `max_episode_steps` pass. Returns the episode with its raw reward as
     /// the return (an episode cut by the cap returns 0).
-    pub async fn run_episode<E: Environment>(
-        &mut self,
-        env: &mut E,
-        task: &TaskSpec,
-        seed: u32,
-        greedy: bool,
-    ) -> Result<ReplayEpisode, String> {
+    pub async fn run_episode<E: Environment>(&mut self, env: &mut E, task: &TaskSpec, seed: u32, greedy: bool) -> Result<ReplayEpisode, String> {
         let mut obs = env.reset(task, seed).await.map_err(|e| e.to_string())?;
         let mut steps = Vec::new();
         let mut ret = 0.0;
@@ -282,12 +271,7 @@ impl NeuralPolicy {
 
     /// On-policy training: one sampled episode, its REINFORCE update, and the episode to the
     /// replay when it succeeded. Returns the episode's return and the update's stats.
-    pub async fn train_on_policy<E: Environment>(
-        &mut self,
-        env: &mut E,
-        task: &TaskSpec,
-        seed: u32,
-    ) -> Result<(f64, Option<UpdateStats>), String> {
+    pub async fn train_on_policy<E: Environment>(&mut self, env: &mut E, task: &TaskSpec, seed: u32) -> Result<(f64, Option<UpdateStats>), String> {
         let ep = self.run_episode(env, task, seed, false).await?;
         self.counters.episodes += 1;
         self.counters.env_steps += ep.steps.len() as u64;
@@ -338,7 +322,9 @@ impl NeuralPolicy {
         let cfg = header.config.clone();
         // Each vocabulary fits its embedding table (a word's id is its position), checked before
         // the network is built; and the record is large enough to hold the network it asks for.
-        for (name, vocab, rows) in [("word", &header.words, cfg.word_vocab), ("tag", &header.tags, cfg.tag_vocab), ("class", &header.classes, cfg.class_vocab)] {
+        for (name, vocab, rows) in
+            [("word", &header.words, cfg.word_vocab), ("tag", &header.tags, cfg.tag_vocab), ("class", &header.classes, cfg.class_vocab)]
+        {
             vocab.check_fits(rows).map_err(|why| CheckpointError::Corrupt(format!("its {name} vocabulary {why}")))?;
         }
         checkpoint::check_record_size(parts.record, cfg.num_params(), false)?;
@@ -513,10 +499,7 @@ mod tests {
     fn a_type_of_a_field_value_round_trips_and_other_actions_are_refused() {
         let cfg = NeuralConfig::default();
         let mut v = DomNetVocabs::new(&cfg);
-        let obs = Observation {
-            instruction: Instruction::new("x", vec![Field { key: "target".into(), value: "ok".into() }]),
-            ..fixed_obs()
-        };
+        let obs = Observation { instruction: Instruction::new("x", vec![Field { key: "target".into(), value: "ok".into() }]), ..fixed_obs() };
         let x = featurize(&mut v, &obs, &cfg);
         let input = obs.dom.nodes.iter().find(|n| n.tag == "INPUT_text").unwrap().r#ref;
         let a = Action::Type(input, "ok".into());
@@ -600,7 +583,17 @@ mod tests {
         assert!(msg(&big).contains("its word vocabulary has a cap of 1000000"), "{}", msg(&big));
         let many = rebuild(&|h| {
             let cap = h["config"]["tag_vocab"].as_u64().unwrap();
-            h["tags"]["words"] = serde_json::json!((0..cap + 1).map(|i| if i == 0 { "<unk>".to_string() } else if i == 1 { "<pad>".into() } else { format!("w{i}") }).collect::<Vec<_>>());
+            h["tags"]["words"] = serde_json::json!(
+                (0..cap + 1)
+                    .map(|i| if i == 0 {
+                        "<unk>".to_string()
+                    } else if i == 1 {
+                        "<pad>".into()
+                    } else {
+                        format!("w{i}")
+                    })
+                    .collect::<Vec<_>>()
+            );
         });
         assert!(msg(&many).contains("its tag vocabulary holds"), "{}", msg(&many));
         // A config without bounds (once 8 TB of embeddings) and one that fits the caps but not the file.

@@ -234,8 +234,7 @@ impl WorkflowPolicy {
             self.demos
                 .iter()
                 .map(|d| {
-                    let delta = d.field_keys.iter().filter(|k| !want.contains(k)).count()
-                        + want.iter().filter(|k| !d.field_keys.contains(k)).count();
+                    let delta = d.field_keys.iter().filter(|k| !want.contains(k)).count() + want.iter().filter(|k| !d.field_keys.contains(k)).count();
                     1.0 / ((delta + 1) as f64).powi(2)
                 })
                 .collect()
@@ -272,9 +271,7 @@ impl WorkflowPolicy {
                     // Highest weight first; ties keep the most specific (the options' order).
                     let mut order: Vec<usize> = (0..position.options.len()).collect();
                     order.sort_by(|&a, &b| position.weights[b].total_cmp(&position.weights[a]));
-                    let executes = |&k: &usize| {
-                        demo.constraint(&position.options[k]).is_none_or(|c| exec.candidates(c).is_ok_and(|a| !a.is_empty()))
-                    };
+                    let executes = |&k: &usize| demo.constraint(&position.options[k]).is_none_or(|c| exec.candidates(c).is_ok_and(|a| !a.is_empty()));
                     match order.into_iter().find(executes) {
                         Some(k) => k,
                         None => return stop(skipped, StopReason::NoPrograms),
@@ -317,7 +314,14 @@ impl WorkflowPolicy {
         }
     }
 
-    fn update_position(&mut self, choice: ProgramChoice, observation: &Observation, last: Option<NodeRef>, action: Option<&Action>, episode: &WorkflowEpisode) {
+    fn update_position(
+        &mut self,
+        choice: ProgramChoice,
+        observation: &Observation,
+        last: Option<NodeRef>,
+        action: Option<&Action>,
+        episode: &WorkflowEpisode,
+    ) {
         let g_return = episode.ret();
         {
             let ProgramChoice { demo, vertex, option, .. } = choice;
@@ -720,9 +724,8 @@ mod tests {
         let (early, late) = (rate(&wins[..50]), rate(&wins[150..]));
         println!("sim-click: exploration success {early} over the first 50 episodes, {late} over the last 50");
         assert!(late >= early + 0.3 && late >= 0.7, "success {early} in the first 50 episodes, {late} in the last 50");
-        let test: Vec<bool> = (1000..1050)
-            .map(|seed| block_on(run_episode(&mut env, &mut policy, &spec, seed, Mode::Test)).unwrap().succeeded())
-            .collect();
+        let test: Vec<bool> =
+            (1000..1050).map(|seed| block_on(run_episode(&mut env, &mut policy, &spec, seed, Mode::Test)).unwrap().succeeded()).collect();
         assert_eq!(rate(&test), 1.0);
     }
 }

@@ -25,8 +25,7 @@ pub struct ReplayEpisode {
 impl ReplayEpisode {
     /// An episode whose group is the field keys of its first observation's instruction.
     pub fn new(steps: Vec<(Observation, Action)>, ret: f64) -> Self {
-        let mut keys: Vec<String> =
-            steps.first().map(|(o, _)| o.instruction.fields.iter().map(|f| f.key.clone()).collect()).unwrap_or_default();
+        let mut keys: Vec<String> = steps.first().map(|(o, _)| o.instruction.fields.iter().map(|f| f.key.clone()).collect()).unwrap_or_default();
         keys.sort();
         keys.dedup();
         ReplayEpisode { steps, field_keys: keys, ret }

@@ -192,7 +192,10 @@ impl State {
             && !self.demos.is_empty()
             && *t != e.task
         {
-            return Err(format!("it is a demonstration of {}, but this session learns {t}: clear the demonstrations or pick {} first", e.task, e.task));
+            return Err(format!(
+                "it is a demonstration of {}, but this session learns {t}: clear the demonstrations or pick {} first",
+                e.task, e.task
+            ));
         }
         if self.demos.len() >= MAX_DEMOS {
             return Err(format!("a session holds at most {MAX_DEMOS} demonstrations"));
@@ -243,7 +246,6 @@ impl State {
         self.run = Some(RunLog { first_seed: None, events: vec![at; self.demos.len()] });
     }
 }
-
 
 /// Largest saved session read, and so the largest one written (`State::save` refuses to write
 /// one that `State::restore_with` would refuse to read).

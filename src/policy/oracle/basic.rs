@@ -51,4 +51,3 @@ pub(super) fn login_user_wrong(obs: &Observation) -> Option<Action> {
         .or_else(|| fill(by_id(obs, "password")?, &wrong))
         .or_else(|| button(obs, "Login").map(click))
 }
-

@@ -111,9 +111,7 @@ fn click_tab_2(obs: &Observation) -> Option<Action> {
     if let Some(a) = find(obs, |n| is_word_link(n) && n.text == target) {
         return Some(click(a));
     }
-    let open = |n: &DomNode| {
-        n.parent.is_some_and(|p| obs.dom.nodes[p].has_class("active") || obs.dom.nodes[p].has_class("ui-tabs-active"))
-    };
+    let open = |n: &DomNode| n.parent.is_some_and(|p| obs.dom.nodes[p].has_class("active") || obs.dom.nodes[p].has_class("ui-tabs-active"));
     find(obs, |n| is_tab_link(n) && !open(n) && !n.tampered).map(click)
 }
 
@@ -123,13 +121,8 @@ fn click_tab_2_wrong(obs: &Observation) -> Option<Action> {
 }
 
 /// The element tag of each widget kind click-widget names.
-const WIDGET_TAGS: [(&str, &str); 5] = [
-    ("button", "BUTTON"),
-    ("checkbox", "INPUT_checkbox"),
-    ("radio", "INPUT_radio"),
-    ("text", "INPUT_text"),
-    ("textarea", "TEXTAREA"),
-];
+const WIDGET_TAGS: [(&str, &str); 5] =
+    [("button", "BUTTON"), ("checkbox", "INPUT_checkbox"), ("radio", "INPUT_radio"), ("text", "INPUT_text"), ("textarea", "TEXTAREA")];
 
 fn widget_tag(kind: &str) -> Option<&'static str> {
     WIDGET_TAGS.iter().find(|(k, _)| *k == kind).map(|(_, t)| *t)
@@ -169,10 +162,7 @@ fn closed_accordion_header(obs: &Observation) -> Option<&DomNode> {
 /// The closed section's header if there is one, else Submit once it shows (on the lab's page it
 /// shows only with the section open), else the lab's header.
 fn click_collapsible(obs: &Observation) -> Option<Action> {
-    closed_accordion_header(obs)
-        .or_else(|| button(obs, "Submit"))
-        .or_else(|| find(obs, |n| n.has_class("section-head")))
-        .map(click)
+    closed_accordion_header(obs).or_else(|| button(obs, "Submit")).or_else(|| find(obs, |n| n.has_class("section-head"))).map(click)
 }
 
 /// Submits with the section closed where Submit shows all along (MiniWoB++'s page fails that);

@@ -15,10 +15,7 @@ pub(super) const SCRIPTS: &[Entry] = &[
     ("book-flight", book_flight, book_flight_wrong),
 ];
 
-const MONTHS: [&str; 12] = [
-    "January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November",
-    "December",
-];
+const MONTHS: [&str; 12] = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
 
 // ------------------------------------------------------------------------------- tree helpers
 
@@ -292,9 +289,7 @@ fn book(obs: &Observation, worst: bool) -> Option<Action> {
     let mut choice: Option<(i64, &DomNode)> = None;
     for card in (0..dom.nodes.len()).filter(|&i| dom.nodes[i].has_class("flight")) {
         let nodes: Vec<&DomNode> = subtree(dom, card).into_iter().map(|i| &dom.nodes[i]).collect();
-        let text_of = |classes: [&str; 2]| {
-            nodes.iter().find(|n| classes.iter().any(|c| n.has_class(c))).map(|n| n.text.trim().to_string())
-        };
+        let text_of = |classes: [&str; 2]| nodes.iter().find(|n| classes.iter().any(|c| n.has_class(c))).map(|n| n.text.trim().to_string());
         let key = if criterion == "cheapest" {
             let price = text_of(["fl-price", "flight-price"])?;
             price.rsplit('$').next()?.trim().parse::<i64>().ok()?

@@ -21,12 +21,7 @@ pub(super) const SCRIPTS: &[Entry] = &[
 /// Inputs of one type (`INPUT_radio`, `INPUT_checkbox`) with the text of the label around them, in
 /// page order. The pages wrap each input and its text in a `<label>`.
 fn labelled<'a>(obs: &'a Observation, tag: &str) -> Vec<(&'a DomNode, String)> {
-    obs.dom
-        .nodes
-        .iter()
-        .filter(|n| n.tag == tag)
-        .map(|n| (n, n.parent.map(|p| obs.dom.subtree_text(p)).unwrap_or_default()))
-        .collect()
+    obs.dom.nodes.iter().filter(|n| n.tag == tag).map(|n| (n, n.parent.map(|p| obs.dom.subtree_text(p)).unwrap_or_default())).collect()
 }
 
 /// The comma-separated list in a field (empty entries dropped).
@@ -185,10 +180,7 @@ fn synonym_group(word: &str) -> Option<usize> {
 /// For each box: does its label mean one of the named words? `None` if a word is unknown.
 fn soft_wanted(obs: &Observation) -> Option<Vec<(String, bool)>> {
     let named: Vec<usize> = list(obs.instruction.field("targets")?).into_iter().map(synonym_group).collect::<Option<_>>()?;
-    labelled(obs, "INPUT_checkbox")
-        .into_iter()
-        .map(|(_, label)| synonym_group(&label).map(|g| (label, named.contains(&g))))
-        .collect()
+    labelled(obs, "INPUT_checkbox").into_iter().map(|(_, label)| synonym_group(&label).map(|g| (label, named.contains(&g)))).collect()
 }
 
 /// Each of `groups` lies in one thesaurus group, and no two in the same one: then the oracle
@@ -237,28 +229,20 @@ fn enter_text_dynamic_wrong(obs: &Observation) -> Option<Action> {
 
 fn enter_password(obs: &Observation) -> Option<Action> {
     let target = obs.instruction.field("target")?;
-    fill(by_id(obs, "password")?, target)
-        .or_else(|| fill(by_id(obs, "verify")?, target))
-        .or_else(|| button(obs, "Submit").map(click))
+    fill(by_id(obs, "password")?, target).or_else(|| fill(by_id(obs, "verify")?, target)).or_else(|| button(obs, "Submit").map(click))
 }
 
 /// A typo in the confirmation field.
 fn enter_password_wrong(obs: &Observation) -> Option<Action> {
     let target = obs.instruction.field("target")?;
-    fill(by_id(obs, "password")?, target)
-        .or_else(|| fill(by_id(obs, "verify")?, &format!("{target}1")))
-        .or_else(|| button(obs, "Submit").map(click))
+    fill(by_id(obs, "password")?, target).or_else(|| fill(by_id(obs, "verify")?, &format!("{target}1"))).or_else(|| button(obs, "Submit").map(click))
 }
 
 // ------------------------------------------------------------------------------- choose-list
 
 fn select_then_submit(obs: &Observation, option: &str) -> Option<Action> {
     let select = find(obs, |n| n.tag == "SELECT")?;
-    if select.text != option {
-        Some(Action::Select(select.r#ref, option.to_string()))
-    } else {
-        button(obs, "Submit").map(click)
-    }
+    if select.text != option { Some(Action::Select(select.r#ref, option.to_string())) } else { button(obs, "Submit").map(click) }
 }
 
 fn choose_list(obs: &Observation) -> Option<Action> {
@@ -317,10 +301,7 @@ fn use_autocomplete_wrong(obs: &Observation) -> Option<Action> {
 /// The arrow of the first closed folder in view: the lab's `.toggle`, or the hit area jQuery's
 /// treeview puts before a closed folder (MiniWoB++'s page).
 fn closed_folder_toggle(obs: &Observation) -> Option<&DomNode> {
-    find(obs, |n| {
-        (n.has_class("toggle") && n.parent.is_some_and(|p| obs.dom.nodes[p].has_class("collapsed")))
-            || n.has_class("expandable-hitarea")
-    })
+    find(obs, |n| (n.has_class("toggle") && n.parent.is_some_and(|p| obs.dom.nodes[p].has_class("collapsed"))) || n.has_class("expandable-hitarea"))
 }
 
 /// A file's or folder's name: the lab's `.name`, or treeview's `span.file` / `span.folder`.

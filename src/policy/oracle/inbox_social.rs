@@ -23,10 +23,8 @@ pub(super) const SCRIPTS: &[Entry] = &[
 ];
 
 /// Scripts for MiniWoB++'s own email-inbox pages.
-pub(super) const REAL_SCRIPTS: &[Entry] = &[
-    ("email-inbox", real_email_inbox, real_email_inbox_wrong),
-    ("email-inbox-delete", real_email_inbox, real_email_inbox_wrong),
-];
+pub(super) const REAL_SCRIPTS: &[Entry] =
+    &[("email-inbox", real_email_inbox, real_email_inbox_wrong), ("email-inbox-delete", real_email_inbox, real_email_inbox_wrong)];
 
 // ------------------------------------------------------------------------------- tree helpers
 
@@ -123,11 +121,7 @@ fn email_inbox(obs: &Observation) -> Option<Action> {
 /// changed text.
 fn email_inbox_wrong(obs: &Observation) -> Option<Action> {
     let job = mail_job(obs, true)?;
-    if matches!(job.task, "star" | "delete") {
-        do_mail_job(obs, &job, |s| s != job.by)
-    } else {
-        do_mail_job(obs, &job, |s| s == job.by)
-    }
+    if matches!(job.task, "star" | "delete") { do_mail_job(obs, &job, |s| s != job.by) } else { do_mail_job(obs, &job, |s| s == job.by) }
 }
 
 // ------------------------------------------------------------------------------- MiniWoB++'s email-inbox
@@ -175,11 +169,7 @@ fn real_email_inbox(obs: &Observation) -> Option<Action> {
 /// As [`email_inbox_wrong`]: the other sender's row, a misspelt recipient, a changed reply.
 fn real_email_inbox_wrong(obs: &Observation) -> Option<Action> {
     let job = mail_job(obs, true)?;
-    if matches!(job.task, "star" | "delete") {
-        do_real_mail_job(obs, &job, |s| s != job.by)
-    } else {
-        do_real_mail_job(obs, &job, |s| s == job.by)
-    }
+    if matches!(job.task, "star" | "delete") { do_real_mail_job(obs, &job, |s| s != job.by) } else { do_real_mail_job(obs, &job, |s| s == job.by) }
 }
 
 // ------------------------------------------------------------------------------- social-media
@@ -228,11 +218,7 @@ fn social_media(obs: &Observation) -> Option<Action> {
     let posts = posts_by(obs, user);
     match icon_class(name) {
         Some(class) => icon(obs, *posts.first()?, class).map(click),
-        None => posts
-            .iter()
-            .find_map(|&p| menu_entry(obs, p, name))
-            .or_else(|| icon(obs, *posts.first()?, "more"))
-            .map(click),
+        None => posts.iter().find_map(|&p| menu_entry(obs, p, name)).or_else(|| icon(obs, *posts.first()?, "more")).map(click),
     }
 }
 
@@ -364,7 +350,8 @@ mod tests {
             node(7, Some(5), "SPAN", "", &["sender"], "Bo"),
             node(8, Some(5), "SPAN", "", &["icon", "trash"], ""),
         ]);
-        let reply = Observation { instruction: fields(&[("task", "reply"), ("by", "Bo"), ("message", "hi")]), dom: dom.clone(), ..Default::default() };
+        let reply =
+            Observation { instruction: fields(&[("task", "reply"), ("by", "Bo"), ("message", "hi")]), dom: dom.clone(), ..Default::default() };
         assert_eq!(email_inbox(&reply), Some(Action::Click(7)));
         let delete = Observation { instruction: fields(&[("task", "delete"), ("by", "Bo")]), dom, ..Default::default() };
         assert_eq!(email_inbox(&delete), Some(Action::Click(8)));

@@ -66,9 +66,7 @@ impl Init {
 
 /// `new win[class](kind, init)`.
 pub fn make(win: &Window, class: &str, kind: &str, init: Init) -> Result<Event, EnvError> {
-    let ctor: Function = get(win, class)
-        .dyn_into()
-        .map_err(|_| EnvError::Browser(format!("the task page has no {class} constructor")))?;
+    let ctor: Function = get(win, class).dyn_into().map_err(|_| EnvError::Browser(format!("the task page has no {class} constructor")))?;
     let args = Array::of2(&JsValue::from_str(kind), &init.0);
     Reflect::construct(&ctor, &args).map(|e| e.unchecked_into()).map_err(|e| EnvError::Browser(js_message(&e)))
 }

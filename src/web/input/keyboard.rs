@@ -22,10 +22,8 @@ const ARROW_SCROLL_PX: i32 = 40;
 pub fn press(page: &Page, k: &KeyPress, clipboard: &mut String) -> Result<(), EnvError> {
     // The held modifiers go down first and come up last; each one's own flag is set while it is
     // down (as the browser reports a Shift keydown with shiftKey, its keyup without).
-    let held: Vec<&str> = [(k.ctrl, "Control"), (k.alt, "Alt"), (k.meta, "Meta"), (k.shift, "Shift")]
-        .into_iter()
-        .filter_map(|(on, name)| on.then_some(name))
-        .collect();
+    let held: Vec<&str> =
+        [(k.ctrl, "Control"), (k.alt, "Alt"), (k.meta, "Meta"), (k.shift, "Shift")].into_iter().filter_map(|(on, name)| on.then_some(name)).collect();
     let modifier = |i: usize, down: bool| {
         let on = |name: &str| held.iter().position(|h| *h == name).is_some_and(|j| j < i || (j == i && down));
         KeyPress { ctrl: on("Control"), alt: on("Alt"), meta: on("Meta"), shift: on("Shift"), ..KeyPress::modifier(held[i]) }
@@ -75,11 +73,7 @@ fn key_event(page: &Page, kind: &str, k: &KeyPress) -> Result<bool, EnvError> {
 }
 
 fn focused(page: &Page) -> Element {
-    page.doc
-        .active_element()
-        .or_else(|| page.doc.body().map(Into::into))
-        .or_else(|| page.doc.document_element())
-        .expect("a document has an element")
+    page.doc.active_element().or_else(|| page.doc.body().map(Into::into)).or_else(|| page.doc.document_element()).expect("a document has an element")
 }
 
 /// The default action of a key going down that no handler cancelled.
@@ -151,9 +145,7 @@ fn activate(el: &Element) {
 }
 
 fn value(el: &Element) -> Option<String> {
-    as_html_tag::<HtmlInputElement>(el, "INPUT")
-        .map(|i| i.value())
-        .or_else(|| as_html_tag::<HtmlTextAreaElement>(el, "TEXTAREA").map(|t| t.value()))
+    as_html_tag::<HtmlInputElement>(el, "INPUT").map(|i| i.value()).or_else(|| as_html_tag::<HtmlTextAreaElement>(el, "TEXTAREA").map(|t| t.value()))
 }
 
 fn set_value(el: &Element, v: &str) {
@@ -262,10 +254,7 @@ fn enter(page: &Page, el: &Element) -> Result<(), EnvError> {
             return Ok(());
         }
         let form: Element = form.unchecked_into();
-        let default = form
-            .query_selector("button:not([type]), button[type=submit], input[type=submit], input[type=image]")
-            .ok()
-            .flatten();
+        let default = form.query_selector("button:not([type]), button[type=submit], input[type=submit], input[type=image]").ok().flatten();
         match default {
             Some(b) if get(&b, "disabled").as_bool() != Some(true) => activate(&b),
             Some(_) => {}
@@ -417,10 +406,10 @@ fn navigate(page: &Page, el: &Element, k: &KeyPress) -> Result<(), EnvError> {
         }
         scroller = e.parent_element();
     }
-    let room = scroller.as_ref().filter(|e| scrolls_y(page.win, e)).map_or_else(
-        || page.win.inner_height().ok().and_then(|v| v.as_f64()).unwrap_or(0.0) as i32,
-        |e| e.client_height(),
-    );
+    let room = scroller
+        .as_ref()
+        .filter(|e| scrolls_y(page.win, e))
+        .map_or_else(|| page.win.inner_height().ok().and_then(|v| v.as_f64()).unwrap_or(0.0) as i32, |e| e.client_height());
     let dy = match key {
         "ArrowUp" => -ARROW_SCROLL_PX,
         "ArrowDown" => ARROW_SCROLL_PX,
@@ -522,9 +511,8 @@ fn clipboard_target(page: &Page, focused: &Element) -> Element {
 }
 
 fn data_transfer(page: &Page) -> Result<JsValue, EnvError> {
-    let ctor: js_sys::Function = get(page.win, "DataTransfer")
-        .dyn_into()
-        .map_err(|_| EnvError::Browser("the task page has no DataTransfer".into()))?;
+    let ctor: js_sys::Function =
+        get(page.win, "DataTransfer").dyn_into().map_err(|_| EnvError::Browser("the task page has no DataTransfer".into()))?;
     js_sys::Reflect::construct(&ctor, &js_sys::Array::new()).map_err(|e| EnvError::Browser(js_message(&e)))
 }
 

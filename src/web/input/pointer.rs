@@ -170,8 +170,7 @@ impl Pointer {
         let p = self.at.unwrap_or_default();
         let buttons = self.pressed.is_some() as u16;
         let suppressed = self.pressed.as_ref().is_some_and(|s| s.mouse_suppressed);
-        let entered: Vec<Element> =
-            chain(target).into_iter().take_while(|a| old.as_ref().is_none_or(|o| !a.contains(Some(o)))).collect();
+        let entered: Vec<Element> = chain(target).into_iter().take_while(|a| old.as_ref().is_none_or(|o| !a.contains(Some(o)))).collect();
         // The pointer's boundary events, then the mouse's: out on the old element, leave on it
         // and each ancestor the new one is not in; over on the new one, enter on it and each
         // ancestor the old one was not in, outermost first.
@@ -204,10 +203,7 @@ impl Pointer {
 fn hit(page: &Page, (x, y): Point) -> Result<Element, EnvError> {
     let (w, h) = viewport(page.win);
     if x < 0 || y < 0 || x as f64 >= w || y as f64 >= h {
-        return Err(EnvError::BadTarget {
-            action: format!("act at ({x}, {y})"),
-            detail: format!("the point is outside the task page ({w}×{h})"),
-        });
+        return Err(EnvError::BadTarget { action: format!("act at ({x}, {y})"), detail: format!("the point is outside the task page ({w}×{h})") });
     }
     page.doc
         .element_from_point(x as f32, y as f32)
@@ -288,8 +284,7 @@ fn select_on_press(page: &Page, target: &Element, p: Point, detail: i32) -> Opti
 fn selectable(page: &Page, el: &Element) -> bool {
     let style = page.win.get_computed_style(el).ok().flatten();
     !style.is_some_and(|s| {
-        s.get_property_value("user-select").is_ok_and(|v| v == "none")
-            || s.get_property_value("-webkit-user-select").is_ok_and(|v| v == "none")
+        s.get_property_value("user-select").is_ok_and(|v| v == "none") || s.get_property_value("-webkit-user-select").is_ok_and(|v| v == "none")
     })
 }
 

@@ -14,15 +14,15 @@ use burn::prelude::Device;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::JsValue;
 
+use super::super::util::yield_now;
 use super::backend::choose_backend;
 use super::driver::{TrainingRun, drive};
 use super::navigator::{NavProbe, NavRun, config as navigator_config};
 use super::protocol::{Flags, attach, message, post, status};
-use super::super::util::yield_now;
 use crate::adversary::Adversary;
 use crate::adversary::history::PrimitiveHistory;
-use crate::curriculum::{Generator, GeneratorSpec};
 use crate::curriculum::train::{LoopConfig, PopIteration, PopulationTrainer, population};
+use crate::curriculum::{Generator, GeneratorSpec};
 use crate::gminiwob::Design;
 use crate::gminiwob::test_sites::{LEVELS, TEST_SITES};
 use crate::learn::Agent;
@@ -137,7 +137,11 @@ pub(super) async fn run(req: TrainRequest, checkpoint: Option<Vec<u8>>, saved: O
             let saved: SavedPopRun = serde_json::from_str(&json).map_err(|e| format!("the saved run is damaged: {e}"))?;
             check_schema(saved.schema)?;
             if saved.generator != spec {
-                return Err(format!("the saved run is of another generator ({}) than this request names ({})", saved.generator.label(), spec.label()));
+                return Err(format!(
+                    "the saved run is of another generator ({}) than this request names ({})",
+                    saved.generator.label(),
+                    spec.label()
+                ));
             }
             saved.history.check()?;
             let t = PopulationTrainer::resume(&bytes, adversary, &device)?;
@@ -145,7 +149,9 @@ pub(super) async fn run(req: TrainRequest, checkpoint: Option<Vec<u8>>, saved: O
             (t, saved.history, best)
         }
         (Some(_), None) => return Err("the saved run is damaged: it has no snapshot of the population".into()),
-        (None, Some(_)) => return Err("an adversarial run starts from fresh navigators (continuing one navigator is for DR, CL and single sites)".into()),
+        (None, Some(_)) => {
+            return Err("an adversarial run starts from fresh navigators (continuing one navigator is for DR, CL and single sites)".into());
+        }
         (None, None) => {
             let pop = population(&cfg, spec_population(&spec), &device, seed)?;
             (PopulationTrainer::new(pop, adversary, LoopConfig::default(), seed)?, PrimitiveHistory::default(), 0)

@@ -50,7 +50,11 @@ pub(super) async fn choose_backend(req: &TrainRequest, probe: &impl Probe) -> (D
         return match before(probe.update(&gpu.clone().autodiff()), sleep(probe_limit)).await {
             Some(Ok(())) => (gpu.autodiff(), "webgpu", format!("WebGPU ({adapter}) was chosen in the settings")),
             Some(Err(e)) => (cpu.autodiff(), "cpu", format!("WebGPU ({adapter}) was chosen but failed an update ({e}); training on the CPU")),
-            None => (cpu.autodiff(), "cpu", format!("WebGPU ({adapter}) was chosen but one update took over {} s; training on the CPU", probe_limit / 1000)),
+            None => (
+                cpu.autodiff(),
+                "cpu",
+                format!("WebGPU ({adapter}) was chosen but one update took over {} s; training on the CPU", probe_limit / 1000),
+            ),
         };
     }
     post(message("status", serde_json::json!({ "text": format!("timing WebGPU ({adapter}) against the CPU…") })));
@@ -66,11 +70,8 @@ pub(super) async fn choose_backend(req: &TrainRequest, probe: &impl Probe) -> (D
         (Ok(g), Ok(c)) if g <= c => {
             (gpu.autodiff(), "webgpu", format!("WebGPU ({adapter}): {g:.0} ms per probe update against {c:.0} ms on the CPU"))
         }
-        (Ok(g), Ok(c)) => {
-            (cpu.autodiff(), "cpu", format!("the CPU: {c:.0} ms per probe update against {g:.0} ms on WebGPU ({adapter})"))
-        }
+        (Ok(g), Ok(c)) => (cpu.autodiff(), "cpu", format!("the CPU: {c:.0} ms per probe update against {g:.0} ms on WebGPU ({adapter})")),
         (Err(e), _) => (cpu.autodiff(), "cpu", format!("WebGPU ({adapter}) failed its probe ({e}); training on the CPU")),
         (Ok(_), Err(e)) => (gpu.autodiff(), "webgpu", format!("the CPU failed its probe ({e}); training on WebGPU ({adapter})")),
     }
 }
-

@@ -17,9 +17,9 @@ mod adversary;
 #[cfg(feature = "learner")]
 mod backend;
 #[cfg(feature = "learner")]
-mod driver;
-#[cfg(feature = "learner")]
 mod dqn;
+#[cfg(feature = "learner")]
+mod driver;
 #[cfg(feature = "learner")]
 mod navigator;
 #[cfg(feature = "learner")]

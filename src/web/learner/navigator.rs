@@ -68,11 +68,25 @@ struct SavedNavRun {
 impl SavedNavRun {
     fn of(t: &PopulationTrainer<Box<dyn Generator>>) -> Self {
         let s = t.state();
-        SavedNavRun { schema: SNAPSHOT_SCHEMA, iteration: s.iteration, designs: s.designs, next_seed: s.next_seed, design_rng: s.design_rng, sampling_rng: s.sampling_rngs[0] }
+        SavedNavRun {
+            schema: SNAPSHOT_SCHEMA,
+            iteration: s.iteration,
+            designs: s.designs,
+            next_seed: s.next_seed,
+            design_rng: s.design_rng,
+            sampling_rng: s.sampling_rngs[0],
+        }
     }
 
     fn state(&self) -> PopState {
-        PopState { iteration: self.iteration, designs: self.designs, next_seed: self.next_seed, design_rng: self.design_rng, sampling_rngs: vec![self.sampling_rng], since_success: Vec::new() }
+        PopState {
+            iteration: self.iteration,
+            designs: self.designs,
+            next_seed: self.next_seed,
+            design_rng: self.design_rng,
+            sampling_rngs: vec![self.sampling_rng],
+            since_success: Vec::new(),
+        }
     }
 }
 
@@ -162,9 +176,10 @@ impl NavRun {
             }
             match (stepped, self.env.failure.take()) {
                 (Ok(it), _) => done(trainer, it),
-                (Err(_), Some(failure)) => self.failures.failed(0, &self.generator, &failure).map_err(|why| {
-                    format!("{why}. Training stopped at iteration {}; the run's last snapshot is kept", trainer.iteration)
-                })?,
+                (Err(_), Some(failure)) => self
+                    .failures
+                    .failed(0, &self.generator, &failure)
+                    .map_err(|why| format!("{why}. Training stopped at iteration {}; the run's last snapshot is kept", trainer.iteration))?,
                 (Err(e), None) => return Err(e),
             }
             let f = flags.borrow();
@@ -179,7 +194,13 @@ impl NavRun {
     /// The progress message: counters, rates over the training time (none before the first
     /// chunk: a resumed run's first message shows its restored counters at once), the chunk's
     /// `iterations` and the page's failures; `extra` adds the loop's own fields.
-    pub(super) fn progress(&mut self, trainer: &PopulationTrainer<impl Generator>, paused: bool, iterations: &impl Serialize, extra: serde_json::Value) -> JsValue {
+    pub(super) fn progress(
+        &mut self,
+        trainer: &PopulationTrainer<impl Generator>,
+        paused: bool,
+        iterations: &impl Serialize,
+        extra: serde_json::Value,
+    ) -> JsValue {
         let c = trainer.counters();
         let active_s = self.active_s();
         let rate = |n: u64| (self.active_ms > 0.0).then(|| n as f64 / active_s.max(1e-9));
@@ -307,7 +328,9 @@ impl TrainingRun for NavigatorRun {
 
     async fn chunk(&mut self, flags: &RefCell<Flags>, single: bool) -> Result<bool, String> {
         let notes = &mut self.notes;
-        self.run.chunk(&mut self.trainer, flags, self.req.progress_ms, single, |t, it| notes.extend(self::notes(&it, t.population[0].counters.env_steps))).await?;
+        self.run
+            .chunk(&mut self.trainer, flags, self.req.progress_ms, single, |t, it| notes.extend(self::notes(&it, t.population[0].counters.env_steps)))
+            .await?;
         Ok(true)
     }
 

@@ -73,9 +73,7 @@ pub struct Recorder {
 type Listener = (web_sys::EventTarget, &'static str, bool, Closure<dyn FnMut(Event)>);
 
 fn value_of(el: &Element) -> Option<String> {
-    as_html_tag::<HtmlInputElement>(el, "INPUT")
-        .map(|i| i.value())
-        .or_else(|| as_html_tag::<HtmlTextAreaElement>(el, "TEXTAREA").map(|t| t.value()))
+    as_html_tag::<HtmlInputElement>(el, "INPUT").map(|i| i.value()).or_else(|| as_html_tag::<HtmlTextAreaElement>(el, "TEXTAREA").map(|t| t.value()))
 }
 
 fn is_text_field(el: &Element) -> bool {
@@ -169,10 +167,9 @@ fn refresh(state: &Rc<RefCell<RecordingState>>, envs: &EnvCell) {
 impl Recorder {
     /// Starts recording on the page of env 0, which must have just been reset.
     pub fn start(envs: &EnvCell, task: TaskSpec, seed: u32) -> Result<Recorder, String> {
-        let (document, snapshot, data_mode) = RecordingState::with_env(envs, |env| {
-            (env.page_document(), env.observe().ok(), env.config().data_mode.clone())
-        })
-        .ok_or("the task page is busy")?;
+        let (document, snapshot, data_mode) =
+            RecordingState::with_env(envs, |env| (env.page_document(), env.observe().ok(), env.config().data_mode.clone()))
+                .ok_or("the task page is busy")?;
         let (Some(document), Some(snapshot)) = (document, snapshot) else {
             return Err("no episode is running on the task page".into());
         };
@@ -285,13 +282,7 @@ impl Recorder {
         self.listen_on(&document, kind, true, f)
     }
 
-    fn listen_on(
-        &mut self,
-        target: &web_sys::EventTarget,
-        kind: &'static str,
-        capture: bool,
-        f: impl FnMut(Event) + 'static,
-    ) -> Result<(), String> {
+    fn listen_on(&mut self, target: &web_sys::EventTarget, kind: &'static str, capture: bool, f: impl FnMut(Event) + 'static) -> Result<(), String> {
         let closure = Closure::<dyn FnMut(Event)>::new(f);
         target
             .add_event_listener_with_callback_and_bool(kind, closure.as_ref().unchecked_ref(), capture)

@@ -6,9 +6,9 @@
 use serde::Serialize;
 
 use super::{DemoSource, Entry, Played};
+use crate::demo::DemoStep;
 use crate::demo::{Demonstration, MAX_DEMO_BYTES};
 use crate::env::{Observation, TaskSpec};
-use crate::demo::DemoStep;
 use crate::web::util::yield_now;
 use crate::wge::demo_import::{TaskFrom, check_usable, import_wge_file, max_demo_nodes};
 use crate::wge::induction::{Induction, InductionConfig, WorkflowLattice, fold_click_then_type};
@@ -93,10 +93,15 @@ pub(super) fn read_file(path: &str, bytes: &[u8]) -> Result<(Entry, Vec<String>)
 
 pub(super) fn from_lab_demo(demo: Demonstration, source: DemoSource, label: String) -> Result<Entry, String> {
     if !matches!(demo.task, TaskSpec::Builtin { .. }) && !demo.task.is_miniwob() {
-        return Err("workflow-guided exploration learns the lab's own tasks and the real MiniWoB++ pages; this demonstration is of another page".into());
+        return Err(
+            "workflow-guided exploration learns the lab's own tasks and the real MiniWoB++ pages; this demonstration is of another page".into()
+        );
     }
     if !crate::env::is_success(demo.raw_reward) {
-        return Err(format!("{label}: its episode did not succeed (raw reward {}); workflows are induced from successful demonstrations only", demo.raw_reward));
+        return Err(format!(
+            "{label}: its episode did not succeed (raw reward {}); workflows are induced from successful demonstrations only",
+            demo.raw_reward
+        ));
     }
     Ok(Entry {
         source,

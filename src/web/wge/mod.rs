@@ -12,9 +12,9 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
+use super::IframeEnv;
 use super::app::{Lab, Slots, js_err};
 use super::remote::to_js;
-use super::IframeEnv;
 use crate::demo::{DemoStep, Demonstration};
 use crate::env::{EnvConfig, Environment, TaskSpec};
 use crate::learn::Agent;
@@ -22,8 +22,7 @@ use crate::learn::checkpoint::{FNV_START, Precision, fnv1a_on};
 use crate::policy::Policy;
 use crate::policy::oracle::{Script, scripted};
 use crate::share::{
-    DemoMaker, MAX_WGE_DEMOS, MAX_WGE_EPISODES, MAX_WGE_EVENTS, Replay, SHARE_VERSION, ShareState, SharedDemo, WgeEvent, WgeRecipe,
-    WgeResult,
+    DemoMaker, MAX_WGE_DEMOS, MAX_WGE_EPISODES, MAX_WGE_EVENTS, Replay, SHARE_VERSION, ShareState, SharedDemo, WgeEvent, WgeRecipe, WgeResult,
 };
 use crate::wge::config::WgeConfig;
 use crate::wge::demo_import::MAX_WGE_FILE_BYTES;
@@ -36,9 +35,9 @@ use crate::wge::replay::ReplayEpisode;
 pub mod import;
 mod share;
 mod view;
-use import::{ImportReport, from_lab_demo, induce_yielding, read_file};
 pub use crate::wge::session::{DemoSource, MAX_DEMOS, WGE_VIEW_FORMAT};
 use crate::wge::session::{Entry, Played, SUCCESS_WINDOW, SavedNeural, State, Tally, spec_of};
+use import::{ImportReport, from_lab_demo, induce_yielding, read_file};
 use share::Plan;
 use view::{DemoView, ExploredEpisode, NeuralView, explored_view, neural_view, view_of};
 
@@ -49,7 +48,6 @@ const SCRIPTED_MAX_STEPS: u32 = 30;
 const EVAL_SEEDS_FROM: u32 = 1 << 30;
 /// A shared run's policies are evaluated greedily on this many seeds from `EVAL_SEEDS_FROM`.
 const SHARE_EVAL_SEEDS: u32 = 10;
-
 
 /// The session's parts an async call takes along (each shared with the [`WgeSession`]).
 #[derive(Clone)]
@@ -213,7 +211,6 @@ impl Core {
         result?;
         Ok(view)
     }
-
 }
 
 #[wasm_bindgen]
@@ -240,8 +237,7 @@ impl WgeSession {
     /// steps in the paper's notation and as text).
     pub fn demonstrations(&self) -> JsValue {
         let s = self.core.state.borrow();
-        let views: Vec<DemoView> =
-            s.demos.iter().zip(s.policy.demos()).enumerate().map(|(i, (e, d))| view_of(i, e, d, &s.policy)).collect();
+        let views: Vec<DemoView> = s.demos.iter().zip(s.policy.demos()).enumerate().map(|(i, (e, d))| view_of(i, e, d, &s.policy)).collect();
         to_js(&views)
     }
 
@@ -283,7 +279,11 @@ impl WgeSession {
     pub fn check_file_size(&self, name: &str, size: f64) -> Result<(), JsValue> {
         if size > MAX_WGE_FILE_BYTES as f64 {
             let mb = (size / 1e6).floor();
-            return Err(js_err(format!("{}: the file is {mb} MB; a demonstration is at most {} MB", import::label_of(name), MAX_WGE_FILE_BYTES / 1_000_000)));
+            return Err(js_err(format!(
+                "{}: the file is {mb} MB; a demonstration is at most {} MB",
+                import::label_of(name),
+                MAX_WGE_FILE_BYTES / 1_000_000
+            )));
         }
         Ok(())
     }

@@ -134,7 +134,9 @@ impl Core {
             let which = format!("demonstration #{} ({})", i + 1, e.label);
             let Some(played) = &e.played else {
                 return Err(if e.source == DemoSource::Imported {
-                    format!("{which} is an imported file: it has no seeded page of ours to replay on, so a link cannot carry it (remove it to share a run of the lab's own demonstrations)")
+                    format!(
+                        "{which} is an imported file: it has no seeded page of ours to replay on, so a link cannot carry it (remove it to share a run of the lab's own demonstrations)"
+                    )
                 } else {
                     format!("{which} was saved before demonstrations kept their seed: a link cannot carry it")
                 });
@@ -153,7 +155,10 @@ impl Core {
             return Err(format!("a link re-runs at most {MAX_WGE_EPISODES} exploration episodes and this run has {}", s.tally.episodes));
         }
         if run.events.len() > MAX_WGE_EVENTS {
-            return Err(format!("this run has {} events (demonstrations added, DOMNet switched or judged, reloads); a link carries at most {MAX_WGE_EVENTS}", run.events.len()));
+            return Err(format!(
+                "this run has {} events (demonstrations added, DOMNet switched or judged, reloads); a link carries at most {MAX_WGE_EVENTS}",
+                run.events.len()
+            ));
         }
         Ok((
             task,
@@ -191,8 +196,7 @@ impl Core {
     /// Each demonstration replays on its seeded page to the lattice it induced here (a person's
     /// recording may not: it was observed by the recorder, not by stepping the page).
     async fn check_replays(&self, task: &str, demos: &[SharedDemo]) -> Result<(), String> {
-        let replayed =
-            self.replay_demos(task, demos, |i, why| format!("demonstration #{} does not replay on its page ({why})", i + 1)).await?;
+        let replayed = self.replay_demos(task, demos, |i, why| format!("demonstration #{} does not replay on its page ({why})", i + 1)).await?;
         let s = self.state.borrow();
         for (i, e) in replayed.iter().enumerate() {
             let mut p = WorkflowPolicy::new(WgeConfig::default(), s.policy_seed);

@@ -59,9 +59,10 @@ pub(super) fn pair_events(states: &[RawState], max_nodes: usize) -> Result<Vec<E
     let mut i = 1;
     while i < states.len() {
         let a = states[i].action.clone().ok_or_else(|| format!("malformed WGE/MiniWoB++ demonstration: state {i} has no action"))?;
-        let twin = states.get(i + 1).and_then(|s| s.action.as_ref()).filter(|b| {
-            a.timing == Some(1) && b.timing == Some(3) && b.kind == a.kind && b.key_code == a.key_code && b.x == a.x && b.y == a.y
-        });
+        let twin = states
+            .get(i + 1)
+            .and_then(|s| s.action.as_ref())
+            .filter(|b| a.timing == Some(1) && b.timing == Some(3) && b.kind == a.kind && b.key_code == a.key_code && b.x == a.x && b.y == a.y);
         let after = if twin.is_some() { i + 1 } else { i };
         let scroll_run = a.kind == "scroll" && events.last().is_some_and(|e| e.action.kind == "scroll");
         if !scroll_run {

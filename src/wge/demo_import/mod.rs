@@ -181,11 +181,8 @@ fn parse_wge_json(path: &str, text: &str) -> Result<WgeDemonstration, String> {
     let instruction = Instruction::for_task(&task, &utterance, fields);
     let max_nodes = max_demo_nodes();
     // Pages that are not click-and-type (drag, coordinates, keys, scroll) need MiniWoB++'s other actions.
-    let (chunks, dropped) = if raw_actions::needs_raw_actions(&task) {
-        raw_actions::chunk(&task, &states, max_nodes)?
-    } else {
-        chunk::chunk(&states, max_nodes)?
-    };
+    let (chunks, dropped) =
+        if raw_actions::needs_raw_actions(&task) { raw_actions::chunk(&task, &states, max_nodes)? } else { chunk::chunk(&states, max_nodes)? };
     if chunks.len() > MAX_DEMO_STEPS {
         return Err(format!("it has {} actions; a demonstration holds at most {MAX_DEMO_STEPS}", chunks.len()));
     }
@@ -262,9 +259,7 @@ fn read_fields(v: Option<&serde_json::Value>) -> Result<Vec<Field>, String> {
     let bad = || "malformed WGE/MiniWoB++ demonstration: 'fields' is neither an object nor a list of [key, value] pairs".to_string();
     match v {
         None | Some(serde_json::Value::Null) => Ok(Vec::new()),
-        Some(serde_json::Value::Object(m)) => {
-            m.iter().map(|(k, v)| Ok(Field { key: k.clone(), value: scalar(v).ok_or_else(bad)? })).collect()
-        }
+        Some(serde_json::Value::Object(m)) => m.iter().map(|(k, v)| Ok(Field { key: k.clone(), value: scalar(v).ok_or_else(bad)? })).collect(),
         Some(serde_json::Value::Array(a)) => a
             .iter()
             .map(|p| match p.as_array().map(|p| p.as_slice()) {
@@ -325,7 +320,9 @@ mod tests {
         // Four labels pressed (KT, Qp, JtG7ma, 8GchwV), then Submit; each label's click the
         // browser forwards to its checkbox is part of the same chunk, not a second action.
         assert_eq!(actions, vec![Action::Click(1), Action::Click(3), Action::Click(5), Action::Click(9), Action::Click(29)]);
-        let labels: Vec<String> = (0..4).map(|i| d.steps[i].observation.dom.subtree_text(d.steps[i].observation.dom.index_of(actions[i].target().unwrap()).unwrap())).collect();
+        let labels: Vec<String> = (0..4)
+            .map(|i| d.steps[i].observation.dom.subtree_text(d.steps[i].observation.dom.index_of(actions[i].target().unwrap()).unwrap()))
+            .collect();
         assert_eq!(labels, ["KT", "Qp", "JtG7ma", "8GchwV"]);
         assert_eq!(target(&d, 4).text, "Submit");
         // Text pseudo-nodes (negative refs, renumbered per snapshot) move above the offset.
@@ -344,8 +341,10 @@ mod tests {
     }
 
     fn json_demo(events: serde_json::Value) -> Vec<u8> {
-        let dom = |value: &str, target: bool| serde_json::json!({"tag": "BODY", "ref": 1, "left": 0, "top": 0, "width": 160, "height": 210, "children": [
-            {"tag": "INPUT_text", "ref": 2, "left": 5, "top": 60, "width": 100, "height": 20, "value": value, "text": "", "recordingTarget": target}]});
+        let dom = |value: &str, target: bool| {
+            serde_json::json!({"tag": "BODY", "ref": 1, "left": 0, "top": 0, "width": 160, "height": 210, "children": [
+            {"tag": "INPUT_text", "ref": 2, "left": 5, "top": 60, "width": 100, "height": 20, "value": value, "text": "", "recordingTarget": target}]})
+        };
         let mut states = vec![serde_json::json!({"time": 0, "action": null, "dom": dom("", false)})];
         let mut value = String::new();
         for (i, e) in events.as_array().unwrap().iter().enumerate() {
@@ -389,7 +388,10 @@ mod tests {
         assert!(err(br#"{"taskName":"x","utterance":"u"}"#).contains("no states"));
         assert!(err(br#"{"taskName":"x","states":[]}"#).contains("no 'utterance'"));
         assert!(err(br#"{"format":1,"steps":[],"task":{}}"#).contains("lab's own demonstrations"));
-        assert!(err(br#"{"taskName":"../../evil","utterance":"u","states":[{"action":null,"dom":{"tag":"BODY","ref":1}}]}"#).contains("not a MiniWoB++ task name"));
+        assert!(
+            err(br#"{"taskName":"../../evil","utterance":"u","states":[{"action":null,"dom":{"tag":"BODY","ref":1}}]}"#)
+                .contains("not a MiniWoB++ task name")
+        );
         assert!(err(br#"{"taskName":"a","utterance":"u","states":[]}"#).contains("no states"));
         // A node without a ref gets a fresh one, as the authors read it (they allow None).
         let d = import_wge_demo(br#"{"taskName":"a","utterance":"u","states":[{"action":null,"dom":{"tag":"BODY"}}]}"#).unwrap();
@@ -474,8 +476,10 @@ mod tests {
     fn buttons(n: usize, clicks: usize) -> Vec<u8> {
         let page = |target: bool| {
             let b: Vec<serde_json::Value> = (0..n)
-                .map(|i| serde_json::json!({"tag": "BUTTON", "ref": 4 + i, "left": (i % 4) * 40, "top": 50 + (i / 4) * 20,
-                    "width": 38, "height": 18, "text": "OK", "recordingTarget": target && i == 0}))
+                .map(|i| {
+                    serde_json::json!({"tag": "BUTTON", "ref": 4 + i, "left": (i % 4) * 40, "top": 50 + (i / 4) * 20,
+                    "width": 38, "height": 18, "text": "OK", "recordingTarget": target && i == 0})
+                })
                 .collect();
             serde_json::json!({"tag": "BODY", "ref": 1, "children": [{"tag": "DIV", "ref": 2, "children": b}]})
         };
@@ -485,7 +489,10 @@ mod tests {
                 states.push(serde_json::json!({"action": {"type": kind, "timing": 1}, "dom": page(true)}));
             }
         }
-        serde_json::to_vec(&serde_json::json!({"taskName": "click-button", "utterance": "Click on the \"OK\" button.", "states": states, "rawReward": 1})).unwrap()
+        serde_json::to_vec(
+            &serde_json::json!({"taskName": "click-button", "utterance": "Click on the \"OK\" button.", "states": states, "rawReward": 1}),
+        )
+        .unwrap()
     }
 
     #[test]

@@ -208,9 +208,10 @@ fn push_type(chunks: &mut Vec<Chunk>, e: &Event, text: String) {
 /// Whether the page changed while the event's handlers ran: its capture (BEFORE) and bubble
 /// (AFTER) snapshots differ. A lone phase cannot tell: no.
 fn changed_during(states: &[RawState], e: &Event) -> bool {
-    let twin = states.get(e.before + 1).and_then(|s| s.action.as_ref()).is_some_and(|b| {
-        b.timing == Some(3) && e.action.timing == Some(1) && b.kind == e.action.kind && b.key_code == e.action.key_code
-    });
+    let twin = states
+        .get(e.before + 1)
+        .and_then(|s| s.action.as_ref())
+        .is_some_and(|b| b.timing == Some(3) && e.action.timing == Some(1) && b.kind == e.action.kind && b.key_code == e.action.key_code);
     twin && !same_page(&states[e.before].dom, &states[e.before + 1].dom)
 }
 
@@ -298,8 +299,10 @@ mod tests {
 
     #[test]
     fn a_press_and_a_release_apart_are_a_drag() {
-        let dom = |_| page(json!([{"tag": "DIV", "ref": 2, "left": 20, "top": 70, "width": 20, "height": 20, "text": "s"},
-            {"tag": "BUTTON", "ref": 3, "left": 5, "top": 180, "width": 50, "height": 20, "text": "Submit", "recordingTarget": true}]));
+        let dom = |_| {
+            page(json!([{"tag": "DIV", "ref": 2, "left": 20, "top": 70, "width": 20, "height": 20, "text": "s"},
+            {"tag": "BUTTON", "ref": 3, "left": 5, "top": 180, "width": 50, "height": 20, "text": "Submit", "recordingTarget": true}]))
+        };
         let events = [
             mouse("mousedown", 30, 80),
             mouse("mouseup", 90, 120),
@@ -321,8 +324,10 @@ mod tests {
     #[test]
     fn keys_the_page_reacts_to_are_keys() {
         // A terminal: its key handlers write each character into the page.
-        let line = |text: &str| page(json!([{"tag": "SPAN", "ref": 2, "left": 0, "top": 60, "width": 100, "height": 12, "text": text},
-            {"tag": "INPUT_text", "ref": 3, "left": 0, "top": 80, "width": 10, "height": 10, "value": "", "recordingTarget": true}]));
+        let line = |text: &str| {
+            page(json!([{"tag": "SPAN", "ref": 2, "left": 0, "top": 60, "width": 100, "height": 12, "text": text},
+            {"tag": "INPUT_text", "ref": 3, "left": 0, "top": 80, "width": 10, "height": 10, "value": "", "recordingTarget": true}]))
+        };
         let key = |kind: &str, code: i64, ch: i64| json!({"type": kind, "keyCode": code, "charCode": ch});
         let events = [
             (key("keydown", 76, 0), Some(line("l"))),
@@ -351,8 +356,10 @@ mod tests {
 
     #[test]
     fn a_scroll_is_measured_by_what_moved() {
-        let at = |top: i32| page(json!([{"tag": "TEXTAREA", "ref": 2, "left": 5, "top": 55, "width": 150, "height": 100, "recordingTarget": true,
-            "children": [{"tag": "P", "ref": 3, "left": 5, "top": top, "width": 140, "height": 400, "text": "words"}]}]));
+        let at = |top: i32| {
+            page(json!([{"tag": "TEXTAREA", "ref": 2, "left": 5, "top": 55, "width": 150, "height": 100, "recordingTarget": true,
+            "children": [{"tag": "P", "ref": 3, "left": 5, "top": top, "width": 140, "height": 400, "text": "words"}]}]))
+        };
         let events = [(json!({"type": "scroll"}), None), mouse("click", 30, 190)];
         let tops = [55, -245];
         let d = import_wge_demo(&demo("scroll-text-2", &events, |i| at(tops[i]))).unwrap();

@@ -193,12 +193,7 @@ impl<'a> Resolved<'a> {
                 value,
                 id: n.id.clone().unwrap_or_default(),
                 classes,
-                rect: Rect {
-                    left: n.left.unwrap_or(0.0),
-                    top: n.top.unwrap_or(0.0),
-                    width: n.width.unwrap_or(0.0),
-                    height: n.height.unwrap_or(0.0),
-                },
+                rect: Rect { left: n.left.unwrap_or(0.0), top: n.top.unwrap_or(0.0), width: n.width.unwrap_or(0.0), height: n.height.unwrap_or(0.0) },
                 focused: n.focused,
                 tampered: n.tampered,
                 bg_color: n.bg_color.clone().unwrap_or_default(),
@@ -233,9 +228,19 @@ mod tests {
     fn a_ref_given_twice_names_the_first_carrier_children_first_as_the_authors_read_it() {
         // The email-inbox shape: BODY, #wrap and #area kept refs 85–87 from an earlier episode;
         // the new episode numbered a SPAN 85 and its two DIVs 86 and 87.
-        let root = read(node("BODY", Some(85), vec![node("DIV", Some(86), vec![node("DIV", Some(87), vec![
-            node("DIV", Some(3), vec![node("SPAN", Some(85), vec![node("DIV", Some(86), vec![]), node("DIV", Some(87), vec![])])]),
-        ])])]));
+        let root = read(node(
+            "BODY",
+            Some(85),
+            vec![node(
+                "DIV",
+                Some(86),
+                vec![node(
+                    "DIV",
+                    Some(87),
+                    vec![node("DIV", Some(3), vec![node("SPAN", Some(85), vec![node("DIV", Some(86), vec![]), node("DIV", Some(87), vec![])])])],
+                )],
+            )],
+        ));
         let r = Resolved::new(&root, 1000);
         let tags: Vec<(&str, NodeRef)> = r.nodes.iter().zip(&r.refs).map(|(n, &q)| (n.tag.as_str(), q)).collect();
         assert_eq!(tags[3..], [("DIV", 3), ("SPAN", 85), ("DIV", 86), ("DIV", 87)]);
@@ -247,13 +252,17 @@ mod tests {
 
     #[test]
     fn refs_out_of_range_or_missing_are_renumbered_and_i64_min_does_not_overflow() {
-        let root = read(node("BODY", Some(i64::MIN), vec![
-            node("t", Some(-4), vec![]),
-            node("DIV", None, vec![]),
-            node("DIV", Some(i64::MAX), vec![]),
-            node("DIV", Some(0), vec![]),
-            node("t", Some(-(1 << 31)), vec![]),
-        ]));
+        let root = read(node(
+            "BODY",
+            Some(i64::MIN),
+            vec![
+                node("t", Some(-4), vec![]),
+                node("DIV", None, vec![]),
+                node("DIV", Some(i64::MAX), vec![]),
+                node("DIV", Some(0), vec![]),
+                node("t", Some(-(1 << 31)), vec![]),
+            ],
+        ));
         let r = Resolved::new(&root, 1000);
         assert_eq!(r.refs[1], TEXT_REF_OFFSET + 4);
         assert_eq!(r.renumbered, 5);
