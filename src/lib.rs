@@ -1,8 +1,21 @@
-//! weblab: the browser lab for web-navigation agents.
+//! weblab: the browser lab for web-navigation agents, one crate for the tab (wasm32) and for
+//! native runs. From the ground up (imports point down this list; the one exception is
+//! `env::TaskSpec::Generated`, which carries a `gminiwob` design):
 //!
-//! The pure core (`env`, `policy`, `rng`) has no browser dependency and is exercised natively by
-//! `cargo test`. The browser edge (`web`, wasm32 only) reads live task pages in an iframe, acts on
-//! them, and exposes the lab to the page's JavaScript shell.
+//! - `rng`, `util`: seeded randomness and small helpers;
+//! - `env`: the environment API (observations, actions, steps, task specs, the `Environment`
+//!   trait) and the real MiniWoB++ registry; `sim` and `gminiwob` (the generated sites, their
+//!   simulator and rewards) are worlds behind it;
+//! - `policy`, `runner`: the random policy, the scripted oracles, episodes and the success rule;
+//! - `learn`: what every learning agent shares (checkpoints, Adam, vocabularies, page failures);
+//! - the agents: `dom_q_net` (DOM-Q-Net), `navigator` (gMiniWoB's navigator), `wge` (workflow-
+//!   guided exploration), with `demo` (demonstrations);
+//! - `curriculum` (the generators DR, CL, a fixed site, and the one population training loop)
+//!   and `adversary` (PAIRED, Flexible PAIRED, Flexible b-PAIRED, CoDE, ALP);
+//! - `request`: what a training run is asked to do (the worker's request, the generator it
+//!   names), above the agents and generators it builds; `share`: share links;
+//! - `web` (wasm32 only): the browser edge — live task pages in iframes, the `Lab` object the
+//!   JavaScript shell calls, and the learner worker.
 
 pub mod adversary;
 pub mod curriculum;
@@ -13,6 +26,7 @@ pub mod gminiwob;
 pub mod learn;
 pub mod navigator;
 pub mod policy;
+pub mod request;
 pub mod rng;
 pub mod runner;
 pub mod share;

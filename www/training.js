@@ -13,7 +13,7 @@ export class TrainingSession extends EventTarget {
   }
 
   // request: {config, tasks: [TaskSpec...], frames, seed, backend: 'auto'|'webgpu'|'cpu', ...}
-  // (see TrainRequest in src/learn/request.rs); config may be partial: what it leaves out follows
+  // (see TrainRequest in src/request/mod.rs); config may be partial: what it leaves out follows
   // the paper's preset for the tasks (the navigator's defaults for a navigator request).
   // checkpoint: optional Uint8Array to continue from; saved: a snapshot's state string, to
   // continue a whole run (progress, episode counters, recent replay).

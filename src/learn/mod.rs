@@ -5,7 +5,6 @@
 pub mod adam;
 pub mod checkpoint;
 pub mod failures;
-pub mod request;
 pub mod vocab;
 
 use serde::{Deserialize, Serialize};

@@ -21,15 +21,15 @@ use super::navigator::{NavProbe, NavRun, config as navigator_config};
 use super::protocol::{Flags, attach, message, post, status};
 use crate::adversary::Adversary;
 use crate::adversary::history::PrimitiveHistory;
+use crate::curriculum::Generator;
 use crate::curriculum::train::{LoopConfig, PopIteration, PopulationTrainer, population};
-use crate::curriculum::{Generator, GeneratorSpec};
 use crate::gminiwob::Design;
 use crate::gminiwob::test_sites::{LEVELS, TEST_SITES};
 use crate::learn::Agent;
 use crate::learn::checkpoint::Precision;
-use crate::learn::request::{SNAPSHOT_SCHEMA, TrainRequest, check_schema};
 use crate::navigator::Navigator;
 use crate::navigator::train::judge_population;
+use crate::request::{GeneratorSpec, SNAPSHOT_SCHEMA, TrainRequest, check_schema};
 
 /// How many of the newest designs a progress message carries (the view's thumbnails).
 const DESIGNS_SHOWN: usize = 4;

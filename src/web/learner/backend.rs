@@ -7,7 +7,7 @@ use burn::prelude::Device;
 
 use super::super::util::{now_ms, sleep};
 use super::protocol::{message, post};
-use crate::learn::request::TrainRequest;
+use crate::request::TrainRequest;
 use crate::util::before;
 
 /// One update of the agent being trained, on a made-up batch, on a device: what the backend

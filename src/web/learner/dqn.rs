@@ -22,7 +22,7 @@ use crate::dom_q_net::train::{Control, TaskProgress, TrainEvent, Trainer, evalua
 use crate::dom_q_net::{DomQNetAgent, DqnConfig};
 use crate::env::EnvError;
 use crate::learn::failures::{EnvFailureNote, EnvFailures};
-use crate::learn::request::{SNAPSHOT_SCHEMA, SavedRun, TrainRequest};
+use crate::request::{SNAPSHOT_SCHEMA, SavedRun, TrainRequest};
 
 struct DqnProbe(DqnConfig);
 impl Probe for DqnProbe {

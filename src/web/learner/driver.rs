@@ -12,7 +12,7 @@ use wasm_bindgen::JsValue;
 use super::super::util::now_ms;
 use super::protocol::{Flags, Next, post, serve_checkpoint, wait_while_paused};
 use crate::learn::Agent;
-use crate::learn::request::TrainRequest;
+use crate::request::TrainRequest;
 
 /// One kind of training run, as the loop drives it.
 #[allow(async_fn_in_trait)]

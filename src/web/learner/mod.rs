@@ -38,7 +38,7 @@ use wasm_bindgen_futures::future_to_promise;
 
 use super::remote::to_js;
 
-pub use crate::learn::request::{DOM_Q_NET, NAVIGATOR, SNAPSHOT_SCHEMA, SavedRun, TrainRequest, check_schema};
+pub use crate::request::{DOM_Q_NET, NAVIGATOR, SNAPSHOT_SCHEMA, SavedRun, TrainRequest, check_schema};
 
 /// The page's check of a stored record's version before it resumes it (`schema` as stored:
 /// anything; not a whole number reads as no version).
@@ -120,7 +120,7 @@ impl Learner {
             if req.start_paused {
                 flags.borrow_mut().pause = true;
             }
-            let adversarial = matches!(req.generator, Some(crate::curriculum::GeneratorSpec::Adversary { .. }));
+            let adversarial = matches!(req.generator, Some(crate::request::GeneratorSpec::Adversary { .. }));
             let done = match req.agent.as_str() {
                 NAVIGATOR if adversarial => adversary::run(req, checkpoint, saved, flags).await,
                 NAVIGATOR => navigator::run(req, checkpoint, saved, optimizer, flags).await,

@@ -19,15 +19,15 @@ use super::super::util::{now_ms, yield_now};
 use super::backend::{Probe, choose_backend};
 use super::driver::{TrainingRun, drive};
 use super::protocol::{Flags, Watched, message, post, post_run_snapshot, restore_optimizer};
+use crate::curriculum::Generator;
 use crate::curriculum::train::{LoopConfig, PopIteration, PopState, PopulationTrainer};
-use crate::curriculum::{Generator, GeneratorSpec};
 use crate::gminiwob::test_sites::{LEVELS, TEST_SITES};
 use crate::learn::Counters;
 use crate::learn::failures::EnvFailures;
-use crate::learn::request::{SNAPSHOT_SCHEMA, TrainRequest, check_schema};
 use crate::navigator::agent::probe_update;
 use crate::navigator::train::{grid_mean, judge_test_sites};
 use crate::navigator::{Navigator, NavigatorConfig};
+use crate::request::{GeneratorSpec, SNAPSHOT_SCHEMA, TrainRequest, check_schema};
 
 pub(super) struct NavProbe(pub(super) NavigatorConfig);
 impl Probe for NavProbe {

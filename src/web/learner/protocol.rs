@@ -12,7 +12,7 @@ use super::super::util::sleep;
 use crate::env::{EnvError, Environment, Observation, Step, TaskSpec};
 use crate::learn::Agent;
 use crate::learn::checkpoint::Precision;
-use crate::learn::request::SNAPSHOT_SCHEMA;
+use crate::request::SNAPSHOT_SCHEMA;
 
 #[wasm_bindgen]
 extern "C" {

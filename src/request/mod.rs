@@ -2,12 +2,16 @@
 //! DOM-Q-Net request continues ([`SavedRun`]): both are read from messages and from the
 //! browser's store, so both are checked as anything from outside the lab's own code is.
 
+mod generator;
+
 use serde::{Deserialize, Serialize};
 
 use crate::dom_q_net::DqnConfig;
 use crate::dom_q_net::replay::StoredTransition;
 use crate::dom_q_net::train::TrainerState;
 use crate::env::TaskSpec;
+
+pub use generator::GeneratorSpec;
 
 /// What the page asks the learner to do.
 #[derive(Clone, Debug, Deserialize)]
@@ -17,7 +21,7 @@ pub struct TrainRequest {
     pub agent: String,
     /// The navigator's environment generator (DR, CL, one site, or an adversary: the population
     /// loop of `web::learner::adversary`).
-    pub generator: Option<crate::curriculum::GeneratorSpec>,
+    pub generator: Option<GeneratorSpec>,
     /// Judge the navigator on the test sites (on the site simulator) about this often, seconds.
     pub judge_every_s: f64,
     /// Greedy episodes per test site and level when judging.
