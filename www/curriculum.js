@@ -8,8 +8,7 @@ import { LineChart, blankChart, drawLegend } from './charts.js';
 import { errorText } from './app.js';
 
 const $ = (id) => document.getElementById(id);
-// The page a generated site renders in (tasks/gminiwob.html) and the thumbnails' scale.
-const SITE_SIZE = [400, 640];
+// The thumbnails' scale (of the frame a generated site renders in, Lab.designLimits().frame_size).
 const THUMB_SCALE = 0.3;
 const THIRDS = [['early', '#9ec5fe'], ['middle', '#3d7bd9'], ['late', '#0b3d91']];
 
@@ -17,6 +16,7 @@ export function initCurriculum(ctx) {
   const { Lab } = ctx;
   const info = Lab.adversaryObjectives(); // {objectives: [{key, label, population, alpha, beta, delta}], episodes, max_pages, slots}
   const primitives = Lab.primitives();
+  const SITE_SIZE = Lab.designLimits().frame_size;
   const byIndex = new Map(primitives.map((p) => [p.index, p]));
   let designs = []; // the latest designs: [{iteration, name, seed, design}]
   let histogram = null; // the worker's thirds: [{from, to, designs, counts}]

@@ -12,8 +12,6 @@ import { clearOverlay, drawNavigator } from './overlay.js';
 const $ = (id) => document.getElementById(id);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-// The page of a generated site (the reward panel is added beside it by fitFrame).
-const SITE_SIZE = [400, 640];
 const POLICIES = { oracle: 'the scripted oracle', random: 'the random policy', navigator: 'the navigator' };
 
 function el(tag, attrs = {}, ...children) {
@@ -37,7 +35,8 @@ export function initDesign(ctx) {
   const byName = new Map(primitives.map((p) => [p.name, p]));
   const sites = Lab.testSites();
   // What a design and its name may hold, and the name check, as Rust decides them.
-  const { max_pages: MAX_PAGES, max_placed: MAX_PLACED, name_max: NAME_MAX } = Lab.designLimits();
+  // SITE_SIZE: the frame a generated site shows in (the reward panel is added beside it by fitFrame).
+  const { max_pages: MAX_PAGES, max_placed: MAX_PLACED, name_max: NAME_MAX, frame_size: SITE_SIZE } = Lab.designLimits();
   const nameProblem = (name) => Lab.siteNameProblem(name) ?? null;
 
   // The composition.

@@ -38,8 +38,6 @@ const CRASHES_KEY = 'weblab-run-crashes';
 const AUTO_RESUMES_AFTER_CRASHES = 1;
 // What a tab is told when another tab of the lab trains the run (it holds RUN_LOCK).
 const ELSEWHERE = 'A training run is live in another tab of the lab: it trains there, and two tabs would overwrite each other\'s run. Stop it or close that tab to train here.';
-// The page a generated site renders in (tasks/gminiwob.html), as the Design view sizes it.
-const SITE_SIZE = [400, 640];
 
 // Checkpoints download as bytes.
 const downloadBytes = (name, bytes) => download(name, bytes, 'application/octet-stream');
@@ -411,7 +409,7 @@ export function initTrain(ctx) {
     });
   }
   function pagesFor(request) {
-    if (request.agent === NAVIGATOR) return [{ name: 'generated site', size: SITE_SIZE }];
+    if (request.agent === NAVIGATOR) return [{ name: 'generated site', size: Lab.designLimits().frame_size }];
     return request.tasks.map((t) => ({ name: ctx.taskKey(t), size: t.source === 'builtin' ? ctx.tasks.find((x) => x.name === t.name)?.size : undefined }));
   }
 

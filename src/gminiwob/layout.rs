@@ -34,6 +34,10 @@ impl Bounds {
     }
 }
 
+/// The task frame a generated site shows in (`tasks/gminiwob.html`'s page), in CSS pixels: the
+/// Design, Train and curriculum views size their iframes to it, and the navigator divides
+/// element boxes by it.
+pub const FRAME_SIZE: [u32; 2] = [400, 640];
 /// Width of the site's column: with the scroll bar of the area around it, it fits the task
 /// page's 400-pixel frame.
 pub const SITE_WIDTH: i32 = 384;

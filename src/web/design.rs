@@ -67,10 +67,11 @@ impl Lab {
     }
 
     /// The limits a design and its name keep, for the editor to show: most pages, most placed
-    /// primitives, the longest name.
+    /// primitives, the longest name; and the frame a site shows in ([width, height]).
     #[wasm_bindgen(js_name = designLimits)]
     pub fn design_limits() -> JsValue {
-        to_js(&serde_json::json!({ "max_pages": MAX_PAGES, "max_placed": MAX_PLACED, "name_max": MAX_SITE_NAME }))
+        let frame = crate::gminiwob::layout::FRAME_SIZE;
+        to_js(&serde_json::json!({ "max_pages": MAX_PAGES, "max_placed": MAX_PLACED, "name_max": MAX_SITE_NAME, "frame_size": frame }))
     }
 
     /// What is wrong with `name` as a site's name, in words; `undefined` when it is fine.
