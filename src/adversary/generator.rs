@@ -19,6 +19,7 @@ use crate::curriculum::{Generator, GeneratorReport, Outcome};
 use crate::gminiwob::Design;
 use crate::learn::adam::Adam;
 use crate::learn::checkpoint::{self as container, CheckpointError, Kind, Precision};
+use crate::learn::init::read;
 use crate::rng::Rng;
 use crate::util::block_on;
 
@@ -90,11 +91,6 @@ fn sample_index(rng: &mut Rng, log_probs: &[f32]) -> usize {
     }
     // Rounding left a sliver past the last: the most likely choice.
     log_probs.iter().enumerate().fold(0, |b, (i, lp)| if *lp > log_probs[b] { i } else { b })
-}
-
-async fn read<const D: usize>(t: Tensor<D>) -> Result<Vec<f32>, String> {
-    let data = t.into_data_async().await.map_err(|e| format!("reading a tensor failed: {e:?}"))?;
-    data.try_to_vec::<f32>().map_err(|e| format!("unexpected tensor data: {e:?}"))
 }
 
 impl Adversary {

@@ -24,6 +24,7 @@ use super::replay::{DqnAction, Mode, NStep, PrioritizedReplay, Transition};
 use super::vocab::Vocabs;
 use crate::env::{Action, NodeRef, Observation};
 use crate::learn::adam::Adam;
+use crate::learn::init::{read, seeded};
 use crate::rng::Rng;
 
 /// What the agent did and why: the action and the Q-values behind it (drawn over the page).
@@ -136,18 +137,6 @@ pub struct DomQNetAgent {
     phases: Vec<UpdatePhases>,
 }
 
-/// Parameter init draws from the backend's process-wide generator: hold this while seeding and
-/// initialising so concurrent agents (e.g. parallel tests) cannot interleave their draws.
-static INIT_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-/// Forces lazy parameters to initialise now, in a fixed order, so a seed fixes them.
-struct Touch;
-impl ModuleVisitor for Touch {
-    fn visit_float<const D: usize>(&mut self, p: &Param<Tensor<D>>) {
-        let _ = p.val();
-    }
-}
-
 fn optimizer(cfg: &DqnConfig) -> Adam {
     Adam::new(cfg.adam_epsilon, cfg.grad_clip)
 }
@@ -171,11 +160,6 @@ impl DomQNetAgent {
     }
 }
 
-async fn read(t: Tensor<2>) -> Result<Vec<f32>, String> {
-    let data = t.into_data_async().await.map_err(|e| format!("reading a tensor failed: {e:?}"))?;
-    data.try_into_vec_as::<f32>().map_err(|e| format!("unexpected tensor data: {e:?}"))
-}
-
 fn argmax(v: &[f32]) -> usize {
     v.iter().enumerate().fold((0, f32::MIN), |best, (i, &x)| if x > best.1 { (i, x) } else { best }).0
 }
@@ -184,13 +168,7 @@ impl DomQNetAgent {
     /// A fresh agent training on `device` (an autodiff device, e.g. `Device::flex().autodiff()`).
     pub fn new(cfg: DqnConfig, device: &Device) -> Result<Self, String> {
         cfg.validate()?;
-        let model = {
-            let _guard = INIT_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-            device.seed(cfg.seed);
-            let model = DomQNetModel::new(&cfg, device);
-            model.visit(&mut Touch);
-            model
-        };
+        let model = seeded(device, cfg.seed, |d| DomQNetModel::new(&cfg, d));
         Ok(Self::assemble(cfg.clone(), Vocabs::new(cfg.tag_vocab, cfg.text_vocab, cfg.class_vocab), model))
     }
 

@@ -5,6 +5,7 @@
 pub mod adam;
 pub mod checkpoint;
 pub mod failures;
+pub mod init;
 pub mod vocab;
 
 use serde::{Deserialize, Serialize};

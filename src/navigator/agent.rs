@@ -17,6 +17,7 @@ use super::model::{NavigatorModel, Padded};
 use super::replay::Replay;
 use crate::env::Observation;
 use crate::learn::adam::Adam;
+use crate::learn::init::{read, seeded};
 use crate::learn::vocab::Vocab;
 use crate::rng::Rng;
 
@@ -71,28 +72,11 @@ pub struct Navigator {
     dqn: Option<DqnState>,
 }
 
-/// Parameter init draws from the backend's process-wide generator: hold this while seeding and
-/// initialising so concurrent agents (e.g. parallel tests) cannot interleave their draws.
-static INIT_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-struct Touch;
-impl ModuleVisitor for Touch {
-    fn visit_float<const D: usize>(&mut self, p: &Param<Tensor<D>>) {
-        let _ = p.val();
-    }
-}
-
 impl Navigator {
     /// A fresh navigator training on `device` (an autodiff device, e.g. `Device::flex().autodiff()`).
     pub fn new(cfg: NavigatorConfig, device: &Device, seed: u64) -> Result<Self, String> {
         cfg.validate()?;
-        let model = {
-            let _guard = INIT_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-            device.seed(seed);
-            let m = NavigatorModel::new(&cfg, device);
-            m.visit(&mut Touch);
-            m
-        };
+        let model = seeded(device, seed, |d| NavigatorModel::new(&cfg, d));
         Ok(Navigator::assemble(
             cfg.clone(),
             Vocab::new(cfg.vocab_cap),
@@ -590,11 +574,6 @@ fn clip_global_norm(model: &NavigatorModel, mut grads: GradientsParams, max: f64
     let factor = (sum.sqrt().add_scalar(1e-6)).recip().mul_scalar(max).clamp_max(1.0);
     model.visit(&mut Scale { grads: &mut grads, factor });
     grads
-}
-
-async fn read<const D: usize>(t: Tensor<D>) -> Result<Vec<f32>, String> {
-    let data = t.into_data_async().await.map_err(|e| format!("reading a tensor failed: {e:?}"))?;
-    data.try_to_vec::<f32>().map_err(|e| format!("unexpected tensor data: {e:?}"))
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ use burn::prelude::*;
 use crate::env::{Action, Environment, Observation, TaskSpec};
 use crate::learn::adam::Adam;
 use crate::learn::checkpoint::{self, CheckpointError, Kind, Precision};
+use crate::learn::init::{read, seeded};
 use crate::learn::vocab::Vocab;
 use crate::learn::{Agent, Counters};
 use crate::rng::Rng;
@@ -43,17 +44,6 @@ pub struct UpdateStats {
     pub skipped_steps: usize,
 }
 
-/// Parameter init draws from the backend's process-wide generator: hold this while seeding and
-/// initialising so concurrent agents cannot interleave their draws.
-static INIT_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-struct Touch;
-impl ModuleVisitor for Touch {
-    fn visit_float<const D: usize>(&mut self, p: &Param<Tensor<D>>) {
-        let _ = p.val();
-    }
-}
-
 pub struct NeuralPolicy {
     pub cfg: NeuralConfig,
     pub vocabs: DomNetVocabs,
@@ -64,11 +54,6 @@ pub struct NeuralPolicy {
     rng: Rng,
     /// Exploration episodes since the last round of replay updates.
     since_replay: usize,
-}
-
-async fn read<const D: usize>(t: Tensor<D>) -> Result<Vec<f32>, String> {
-    let data = t.into_data_async().await.map_err(|e| format!("reading a tensor failed: {e:?}"))?;
-    data.try_into_vec_as::<f32>().map_err(|e| format!("unexpected tensor data: {e:?}"))
 }
 
 fn argmax(v: &[f32]) -> usize {
@@ -92,13 +77,7 @@ impl NeuralPolicy {
     /// A fresh policy training on `device` (an autodiff device, e.g. `Device::flex().autodiff()`).
     pub fn new(cfg: NeuralConfig, device: &Device) -> Result<Self, String> {
         cfg.validate()?;
-        let model = {
-            let _guard = INIT_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-            device.seed(cfg.seed);
-            let model = DomNet::new(&cfg, device);
-            model.visit(&mut Touch);
-            model
-        };
+        let model = seeded(device, cfg.seed, |d| DomNet::new(&cfg, d));
         Ok(Self::assemble(cfg.clone(), DomNetVocabs::new(&cfg), model))
     }
 
