@@ -11,8 +11,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::agent::{Navigator, Transition};
-use super::features::EpisodeMemory;
-use crate::env::{Environment, Observation, TaskSpec};
+use super::features::{EpisodeMemory, NavAction, NavState};
+use crate::env::{Environment, Observation, Step, TaskSpec};
 use crate::rng::Rng;
 
 /// How one episode went.
@@ -35,6 +35,28 @@ impl Episode {
     /// 0), by the lab's one rule.
     pub fn success(&self) -> bool {
         crate::env::is_success(self.raw_reward)
+    }
+
+    /// The navigator's step rule, written once for training, judging and the Watch view: with
+    /// no choice open the episode ends as a failure (−1, [`NOTHING_OPEN`])...
+    pub fn nothing_open(&mut self) {
+        self.raw_reward = -1.0;
+        self.reason = Some(NOTHING_OPEN.into());
+    }
+
+    /// ... and a choice taken counts a step and its learning reward, closes the choice in
+    /// `memory`, and when the step ended the episode keeps the page's raw reward and reason.
+    /// Returns the step's learning reward.
+    pub fn stepped(&mut self, memory: &mut EpisodeMemory, state: &NavState, choice: NavAction, step: &Step) -> f64 {
+        memory.acted(state, choice);
+        let reward = step.learning_reward();
+        self.steps += 1;
+        self.ret += reward;
+        if step.done {
+            self.raw_reward = step.raw_reward;
+            self.reason = step.reason.clone();
+        }
+        reward
     }
 }
 
@@ -96,23 +118,14 @@ pub async fn play<E: Environment>(envs: &mut [E], nav: &mut Navigator, jobs: &[J
             slot.stream = stream;
             let ended = match choice {
                 None => {
-                    let ep = &mut slot.played.episode;
-                    ep.raw_reward = -1.0;
-                    ep.reason = Some(NOTHING_OPEN.into());
+                    slot.played.episode.nothing_open();
                     true
                 }
                 Some(choice) => {
                     let step = envs[i].step(&state.action(choice)).await.map_err(|e| e.to_string())?;
-                    slot.memory.acted(&state, choice);
-                    let reward = step.learning_reward();
-                    let ep = &mut slot.played.episode;
-                    ep.steps += 1;
-                    ep.ret += reward;
+                    let reward = slot.played.episode.stepped(&mut slot.memory, &state, choice, &step);
                     slot.played.steps.push(Transition { state, action: choice, reward });
-                    if step.done {
-                        ep.raw_reward = step.raw_reward;
-                        ep.reason = step.reason;
-                    } else {
+                    if !step.done {
                         slot.obs = step.observation;
                     }
                     step.done

@@ -214,9 +214,7 @@ impl Lab {
                 .collect();
             let probability_of = |c: NavAction| probs.iter().find(|&&(a, _)| a == c).map_or(0.0, |&(_, p)| p);
             let Some(choice) = choice else {
-                // As in judging: nothing open ends the episode as a failure.
-                episode.raw_reward = -1.0;
-                episode.reason = Some(NOTHING_OPEN.into());
+                episode.nothing_open();
                 let tally = finish(&watch, &episode, memory);
                 return Ok(to_js(&NavWatchStep {
                     action: None,
@@ -266,13 +264,9 @@ impl Lab {
                     return Err(js_err(e));
                 }
             };
-            memory.acted(&state, choice);
-            episode.steps += 1;
-            episode.ret += step.learning_reward();
+            episode.stepped(&mut memory, &state, choice, &step);
             let done = step.done;
             let tally = if done {
-                episode.raw_reward = step.raw_reward;
-                episode.reason = step.reason.clone();
                 finish(&watch, &episode, memory)
             } else {
                 let mut w = watch.borrow_mut();
