@@ -13,12 +13,11 @@ import { errorText } from './app.js';
 import { download } from './download.js';
 import { holdCover } from './overlay.js';
 import { initCurriculum } from './curriculum.js';
+import { dqnForm } from './train/dqn-form.js';
+import { navForm } from './train/nav-form.js';
 import { RUN_LOCK, claim, whenFree } from './locks.js';
 
 const $ = (id) => document.getElementById(id);
-// The paper's multitask set (DOM-Q-Net §4.2, Figure 5).
-const PAPER_MULTITASK = ['click-checkboxes', 'click-option', 'click-tab-2', 'email-inbox-delete', 'enter-password',
-  'enter-text', 'enter-text-dynamic', 'login-user', 'navigate-tree'];
 const FRAME_OFFSET = 1;
 const RUN_KEY = 'run';
 const MODEL_KEY = 'model';
@@ -63,11 +62,8 @@ function successColor(v) {
 
 export function initTrain(ctx) {
   const { lab, Lab } = ctx;
-  const defaults = Lab.defaultDqnConfig();
   // When a task counts as solved (Rust's rule), in words.
   const solveRule = (({ rate, window }) => `${Math.round(100 * rate)}% of ${window}`)(Lab.dqnSolveRule());
-  const navDefaults = Lab.defaultNavigatorConfig();
-  const testSites = Lab.testSites(); // {sites, levels}
   let session = null;
   let run = null; // {request, status: 'running'|'paused'|'done'|'stopped', env_steps, updates, backend, reason}
   let lastSnapshot = null; // {bytes, state}
@@ -105,59 +101,10 @@ export function initTrain(ctx) {
     });
   }
 
-  // ---------------------------------------------------------------- task choice
-  function taskOptions() {
-    const box = $('train-tasks');
-    box.querySelectorAll('label').forEach((l) => l.remove());
-    const add = (key, difficulty) => {
-      const cb = Object.assign(document.createElement('input'), { type: 'checkbox', value: key });
-      cb.addEventListener('change', presetForTasks);
-      const label = document.createElement('label');
-      label.append(cb, `${key} `);
-      if (difficulty) label.append(Object.assign(document.createElement('span'), { className: `badge ${difficulty}`, textContent: difficulty }));
-      box.appendChild(label);
-    };
-    for (const t of ctx.tasks) add(t.name, t.difficulty);
-    // The real MiniWoB++ pages DOM-Q-Net can act on (clicks and typing), when they are served.
-    if (ctx.miniwobServed) {
-      for (const t of ctx.miniwobTasks.filter((x) => x.interaction === 'click-type')) add(ctx.miniwob.prefix + t.name, t.difficulty);
-    }
-  }
-  const difficultyOf = (key) => (ctx.tasks.find((t) => t.name === key) || ctx.miniwobTasks.find((t) => ctx.miniwob.prefix + t.name === key))?.difficulty;
-  const taskBoxes = () => [...$('train-tasks').querySelectorAll('input[type=checkbox]')];
-  const chosenTasks = () => taskBoxes().filter((b) => b.checked).map((b) => b.value);
-  function chooseTasks(names) {
-    for (const b of taskBoxes()) b.checked = names.includes(b.value);
-    presetForTasks();
-  }
-
-  // The fields show a preset for the chosen tasks, as Rust fills it in (Lab.dqnPreset: the
-  // paper's buffer and T follow the tasks, the reference code's do not); a field a person edited
-  // keeps its value. A saved run's or a link's settings (preset null) are kept as they are.
-  let preset = 'paper';
-  const edited = new Set();
-  function usePreset(name) {
-    preset = name;
-    edited.clear();
-    buildHyper(Lab.dqnPreset(name, chosenTasks()));
-  }
-  function useConfig(cfg) {
-    preset = null;
-    edited.clear();
-    buildHyper(cfg);
-  }
-  function presetForTasks() {
-    const names = chosenTasks();
-    if (preset) {
-      const shown = (input) => (input.type === 'checkbox' ? input.checked : input.value);
-      const kept = [...edited].map((key) => [key, shown(field(key))]);
-      buildHyper(Lab.dqnPreset(preset, names));
-      for (const [key, v] of kept) field(key)[field(key).type === 'checkbox' ? 'checked' : 'value'] = v;
-      if (kept.length) checkHyper();
-    }
-    $('train-task-count').textContent = names.length > 1 ? `${names.length} tasks, one network, one replay buffer` : '';
-    showChosen();
-  }
+  // The two agents' forms (train/dqn-form.js, train/nav-form.js).
+  const { taskOptions, taskBoxes, chosenTasks, chooseTasks, difficultyOf, usePreset, useConfig, checkHyper } = dqnForm(ctx, { onTasks: () => showChosen() });
+  const { navDefaults, siteOptions, syncGenerator, generatorSpec, showGenerator, buildNav, checkNav } =
+    navForm(ctx, curriculum, { onGenerator: () => { applyMode(); showChosen(); } });
 
   // The centre column before a run (index.html's #train-intro): what the run will train on.
   function showChosen() {
@@ -182,68 +129,6 @@ export function initTrain(ctx) {
       if (difficulty) li.append(Object.assign(document.createElement('span'), { className: `badge ${difficulty}`, textContent: difficulty }));
       return li;
     }));
-  }
-
-  // ---------------------------------------------------------------- hyperparameters
-  const field = (key) => $('hyper-fields').querySelector(`[data-key="${key}"]`);
-  // An f32 setting (adam_epsilon) arrives as the f64 nearest to it: 1e-8 would show as
-  // 9.99999993922529e-9. Show the shortest decimal that is the same f32; other numbers as they are.
-  function shownNumber(v) {
-    if (Number.isInteger(v) || Math.fround(v) !== v) return String(v);
-    for (let digits = 1; digits <= 9; digits++) {
-      const s = String(Number(v.toPrecision(digits)));
-      if (Math.fround(Number(s)) === v) return s;
-    }
-    return String(v);
-  }
-  function buildHyper(cfg) {
-    const box = $('hyper-fields');
-    box.replaceChildren();
-    for (const [key, value] of Object.entries(defaults)) {
-      const name = Object.assign(document.createElement('span'), { textContent: key, title: key });
-      let input;
-      if (typeof value === 'boolean') {
-        input = Object.assign(document.createElement('input'), { type: 'checkbox', checked: cfg[key] });
-      } else {
-        input = Object.assign(document.createElement('input'), { type: 'text', inputMode: 'decimal', value: cfg[key] === null ? '' : typeof cfg[key] === 'number' ? shownNumber(cfg[key]) : String(cfg[key]) });
-        if (value === null || key === 'grad_clip') input.placeholder = 'none';
-      }
-      input.dataset.key = key;
-      input.setAttribute('aria-label', key);
-      input.addEventListener('change', () => { edited.add(key); checkHyper(); });
-      box.append(name, input);
-    }
-    checkHyper();
-  }
-  function readHyper() {
-    const cfg = {};
-    for (const input of $('hyper-fields').querySelectorAll('input')) {
-      const key = input.dataset.key;
-      if (input.type === 'checkbox') cfg[key] = input.checked;
-      else if (input.value.trim() === '' && (defaults[key] === null || key === 'grad_clip')) cfg[key] = null;
-      else if (typeof defaults[key] === 'string') cfg[key] = input.value;
-      else cfg[key] = Number(input.value);
-    }
-    return cfg;
-  }
-  // Returns the checked config, or null with the problem shown next to the fields.
-  function checkHyper() {
-    for (const input of $('hyper-fields').querySelectorAll('input')) input.classList.remove('invalid');
-    const cfg = readHyper();
-    const bad = Object.entries(cfg).find(([, v]) => typeof v === 'number' && !Number.isFinite(v));
-    try {
-      if (bad) throw new Error(`${bad[0]} must be a number`);
-      const ok = Lab.checkDqnConfig(cfg);
-      $('hyper-error').hidden = true;
-      return ok;
-    } catch (e) {
-      const text = errorText(e);
-      $('hyper-error').textContent = text;
-      $('hyper-error').hidden = false;
-      const key = Object.keys(cfg).find((k) => text.startsWith(k) || text.includes(` ${k} `) || text.includes(`\`${k}\``));
-      if (key) field(key).classList.add('invalid');
-      return null;
-    }
   }
 
   // ---------------------------------------------------------------- agent choice
@@ -286,105 +171,6 @@ export function initTrain(ctx) {
     $('tr-backend-reason').textContent = '';
     const model = next === NAVIGATOR ? navModel : ctx.userModel;
     $('model-note').textContent = model ? `Current ${next === NAVIGATOR ? 'navigator' : 'model'}: ${model.name}.` : '';
-  }
-
-  // ---------------------------------------------------------------- the navigator's sites
-  function siteOptions() {
-    for (const name of testSites.sites) $('train-site').append(new Option(name, name));
-    for (let l = 0; l < testSites.levels; l++) $('train-level').append(new Option(String(l), String(l)));
-    curriculum.addOptions($('train-generator'));
-  }
-  const GENERATOR_NOTES = {
-    dr: 'Every iteration a new random design: 1 to 4 pages of random primitives (the papers\' Domain Randomization).',
-    cl: 'Every iteration a new design in which each primitive appears with a probability that rises to 1 as training goes on (the papers\' scheduled curriculum).',
-    site: 'Every iteration the same test site, with new profile values per episode. The grid judges the navigator on all of them.',
-  };
-  function syncGenerator() {
-    const kind = $('train-generator').value;
-    $('train-site-row').hidden = kind !== 'site';
-    $('train-generator-note').textContent = GENERATOR_NOTES[kind] ?? curriculum.note(kind);
-    curriculum.showConstants(kind);
-    applyMode();
-    showChosen();
-  }
-  // The generator as a training request names it (GeneratorSpec in src/curriculum/mod.rs).
-  function generatorSpec() {
-    const kind = $('train-generator').value;
-    if (curriculum.isAdversary(kind)) return curriculum.spec(kind);
-    if (kind !== 'site') return { kind };
-    const site = $('train-site').value, level = Number($('train-level').value);
-    return { kind: 'site', name: `${site}-${level}`, design: Lab.testSiteDesign(site, level) };
-  }
-  function showGenerator(spec) {
-    if (spec?.kind === 'adversary') {
-      $('train-generator').value = `adversary:${spec.objective}`;
-      syncGenerator();
-      curriculum.showConstants($('train-generator').value, spec);
-      return;
-    }
-    $('train-generator').value = spec?.kind || 'dr';
-    const m = spec?.kind === 'site' && /^(.+)-(\d+)$/.exec(spec.name);
-    if (m && testSites.sites.includes(m[1])) {
-      $('train-site').value = m[1];
-      $('train-level').value = m[2];
-    }
-    syncGenerator();
-  }
-
-  // ---------------------------------------------------------------- the navigator's config
-  const navField = (key) => $('nav-fields').querySelector(`[data-key="${key}"]`);
-  function buildNav(cfg) {
-    const box = $('nav-fields');
-    box.replaceChildren();
-    for (const [key, value] of Object.entries(navDefaults)) {
-      const name = Object.assign(document.createElement('span'), { textContent: key, title: key });
-      let input;
-      if (typeof value === 'boolean') {
-        input = Object.assign(document.createElement('input'), { type: 'checkbox', checked: Boolean(cfg[key]) });
-      } else {
-        const v = cfg[key] ?? null;
-        // f32 fields arrive widened (1e-8 as 9.99999993922529e-9): show them as written.
-        const text = v === null ? '' : typeof v === 'number' ? String(Number(v.toPrecision(7))) : String(v);
-        input = Object.assign(document.createElement('input'), { type: 'text', inputMode: 'decimal', value: text });
-        if (value === null) input.placeholder = 'none';
-      }
-      input.dataset.key = key;
-      input.setAttribute('aria-label', key);
-      input.addEventListener('change', checkNav);
-      box.append(name, input);
-    }
-    checkNav();
-  }
-  // Numbers as numbers; anything else goes to Rust as typed, so its message names the field.
-  function readNav() {
-    const cfg = {};
-    for (const input of $('nav-fields').querySelectorAll('input')) {
-      const key = input.dataset.key;
-      const text = input.value.trim();
-      if (input.type === 'checkbox') cfg[key] = input.checked;
-      else if (text === '' && navDefaults[key] === null) cfg[key] = null;
-      else cfg[key] = text !== '' && Number.isFinite(Number(text)) ? Number(text) : text;
-    }
-    return cfg;
-  }
-  // Returns the checked config (Lab.checkNavigatorConfig: NavigatorConfig::validate), or null
-  // with the problem shown next to the fields.
-  function checkNav() {
-    for (const input of $('nav-fields').querySelectorAll('input')) input.classList.remove('invalid');
-    try {
-      const ok = Lab.checkNavigatorConfig(readNav());
-      $('nav-error').hidden = true;
-      // The learner the run will use (NavigatorConfig::head), in the centre column's note.
-      $('train-nav-learner').textContent = ok.head === 'dqn' ? 'DQN, the reference code\'s head' : 'A2C, the papers\' learner';
-      return ok;
-    } catch (e) {
-      const text = errorText(e);
-      $('nav-error').textContent = text;
-      $('nav-error').hidden = false;
-      const key = Object.keys(navDefaults).filter((k) => text.startsWith(k)).sort((a, b) => b.length - a.length)[0];
-      if (key) navField(key).classList.add('invalid');
-      return null;
-    }
   }
 
   // ---------------------------------------------------------------- task pages of the run
@@ -803,15 +589,9 @@ export function initTrain(ctx) {
     $('train-status').textContent = `Resuming from step ${fmtInt(saved.env_steps)}…`;
     setButtons();
   });
-  $('train-paper-set').addEventListener('click', () => chooseTasks(PAPER_MULTITASK));
-  $('hyper-reset').addEventListener('click', () => usePreset('paper'));
-  $('hyper-reference').addEventListener('click', () => usePreset('reference-code'));
-  $('hyper-fast-tab').addEventListener('click', () => usePreset('fast-tab'));
 
   $('train-agent').addEventListener('change', () => setMode($('train-agent').value));
-  $('train-generator').addEventListener('change', syncGenerator);
   for (const id of ['train-site', 'train-level']) $(id).addEventListener('change', showChosen);
-  $('nav-reset').addEventListener('click', () => buildNav(navDefaults));
 
   $('export-ckpt').addEventListener('click', () => {
     if (session?.running) {
