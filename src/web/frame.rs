@@ -42,7 +42,7 @@ pub struct LoadedPage {
     /// action meanwhile would start the navigation again, so a page that leaves at every click
     /// could otherwise play a whole episode without being seen to leave.
     leaving: Leaving,
-    _leave_listener: Listener,
+    _leave_watch: LeaveWatch,
 }
 
 /// The reward globals of the contract, read after each action.
@@ -181,7 +181,7 @@ impl TaskFrame {
         });
         doc.add_event_listener_with_callback_and_bool("click", listener.as_ref().unchecked_ref(), true)
             .map_err(|e| EnvError::Browser(js_message(&e)))?;
-        let (leaving, leave_listener) = watch_leaving(&win)?;
+        let (leaving, leave_watch) = watch_leaving(&win)?;
         let can_hold_clock = is_function(&core, "holdClock");
         let baseline = body_elements(&doc);
         let own_max_time = get(&core, "EPISODE_MAX_TIME");
@@ -201,7 +201,7 @@ impl TaskFrame {
             load_note: None,
             _tamper_listener: listener,
             leaving,
-            _leave_listener: leave_listener,
+            _leave_watch: leave_watch,
         });
         Ok(())
     }
@@ -216,7 +216,7 @@ type Leaving = std::rc::Rc<std::cell::RefCell<Option<String>>>;
 /// Watches a page's window for the start of a navigation to another document: the Navigation
 /// API's `navigate` event where the browser has it (it names the destination; a fragment or
 /// history change stays in the document, a download leaves nothing), `beforeunload` otherwise.
-fn watch_leaving(win: &Window) -> Result<(Leaving, Listener), EnvError> {
+fn watch_leaving(win: &Window) -> Result<(Leaving, LeaveWatch), EnvError> {
     let leaving = std::rc::Rc::new(std::cell::RefCell::new(None));
     let navigation = get(win, "navigation");
     let has_api = !navigation.is_undefined() && !navigation.is_null();
@@ -237,11 +237,23 @@ fn watch_leaving(win: &Window) -> Result<(Leaving, Listener), EnvError> {
         }
     });
     let (target, event): (JsValue, &str) = if has_api { (navigation, "navigate") } else { (win.into(), "beforeunload") };
-    target
-        .unchecked_ref::<web_sys::EventTarget>()
-        .add_event_listener_with_callback(event, listener.as_ref().unchecked_ref())
-        .map_err(|e| EnvError::Browser(js_message(&e)))?;
-    Ok((leaving, listener))
+    let target: web_sys::EventTarget = target.unchecked_into();
+    target.add_event_listener_with_callback(event, listener.as_ref().unchecked_ref()).map_err(|e| EnvError::Browser(js_message(&e)))?;
+    Ok((leaving, LeaveWatch { target, event, listener }))
+}
+
+/// The listener of [`watch_leaving`], removed when its page is dropped: the lab's own next load
+/// navigates the old window too, after the listener's closure is gone.
+struct LeaveWatch {
+    target: web_sys::EventTarget,
+    event: &'static str,
+    listener: Listener,
+}
+
+impl Drop for LeaveWatch {
+    fn drop(&mut self) {
+        let _ = self.target.remove_event_listener_with_callback(self.event, self.listener.as_ref().unchecked_ref());
+    }
 }
 
 impl LoadedPage {
