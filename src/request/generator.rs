@@ -94,16 +94,8 @@ impl GeneratorSpec {
                     .check_generated_name()
                     .map_err(|e| e.to_string())
             }
-            GeneratorSpec::Adversary { objective, alpha, beta, delta, budget, config } => {
-                let d = ObjectiveConfig::new(*objective);
-                let obj = ObjectiveConfig {
-                    objective: *objective,
-                    alpha: alpha.unwrap_or(d.alpha),
-                    beta: beta.unwrap_or(d.beta),
-                    delta: delta.unwrap_or(d.delta),
-                    budget: budget.unwrap_or(d.budget),
-                };
-                obj.validate()?;
+            GeneratorSpec::Adversary { config, .. } => {
+                self.objective_config().expect("an adversary").validate()?;
                 config.clone().unwrap_or_default().validate()
             }
             _ => self.build().map(|_| ()),
@@ -112,18 +104,25 @@ impl GeneratorSpec {
 
     /// The adversary a request names (on `device`, seeded with `seed`), or what is wrong.
     pub fn build_adversary(&self, device: &Device, seed: u64) -> Result<Adversary, String> {
-        let GeneratorSpec::Adversary { objective, alpha, beta, delta, budget, config } = self else {
+        let (GeneratorSpec::Adversary { config, .. }, Some(obj)) = (self, self.objective_config()) else {
             return Err(format!("{} is not an adversary", self.label()));
         };
+        Adversary::new(config.clone().unwrap_or_default(), obj, device, seed)
+    }
+
+    /// An adversary's objective: the constants the request sets over the paper's defaults.
+    fn objective_config(&self) -> Option<ObjectiveConfig> {
+        let GeneratorSpec::Adversary { objective, alpha, beta, delta, budget, .. } = self else {
+            return None;
+        };
         let d = ObjectiveConfig::new(*objective);
-        let obj = ObjectiveConfig {
+        Some(ObjectiveConfig {
             objective: *objective,
             alpha: alpha.unwrap_or(d.alpha),
             beta: beta.unwrap_or(d.beta),
             delta: delta.unwrap_or(d.delta),
             budget: budget.unwrap_or(d.budget),
-        };
-        Adversary::new(config.clone().unwrap_or_default(), obj, device, seed)
+        })
     }
 
     /// What a run with it trained on, for checkpoints and charts.
