@@ -87,10 +87,11 @@ test('a person drags on the real drag-box page: recorded as a drag, saved, repla
   assert.deepEqual(errors, []);
 });
 
-// Not working yet: on the terminal page the recorder keeps the click and none of the keys (the
-// page's keydown handler writes into the terminal, but the recorder does not see it react); the
-// person's episode itself wins. Kept as a todo, reported in docs/actions.md.
-test('a person types into the real terminal page: its keys are recorded as keys and replay to the same reward', { todo: 'the recorder misses keys the terminal page handles' }, async () => {
+// The terminal page reads keys in its own keydown handler on a hidden field. A trusted event runs
+// the page's microtasks (and so delivers mutation records) after each listener, so the recorder
+// must see the page's reaction through its observer's callback, not only through takeRecords:
+// before it did, this recording kept the click and none of the keys.
+test('a person types into the real terminal page: its keys are recorded as keys and replay to the same reward', async () => {
   const { page, errors } = await openApp(app.context, app.server.url + '#/play');
   await page.fill('#seed', '2');
   await page.selectOption('#source', 'miniwob');

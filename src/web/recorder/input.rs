@@ -389,10 +389,20 @@ pub(super) fn listen(rec: &mut Recorder, envs: &EnvCell) -> Result<(), String> {
     autonomous.forget();
     observe_all(&watcher, &doc)?;
     rec.observers.push(watcher);
-    // Only read synchronously (takeRecords) around a key's handlers.
-    let noop = Closure::<dyn FnMut()>::new(|| {});
-    let key_watcher = MutationObserver::new(noop.as_ref().unchecked_ref()).map_err(|_| "could not watch the task page")?;
-    noop.forget();
+    // What changed while a key's handlers ran. A trusted event runs a microtask checkpoint after
+    // each listener, so the page's changes reach this callback before the window's bubble
+    // listener runs, and what is still queued there is read with takeRecords.
+    let key_changed = Rc::new(Cell::new(false));
+    let note_change = {
+        let key_changed = key_changed.clone();
+        Closure::<dyn FnMut(js_sys::Array, JsValue)>::new(move |records: js_sys::Array, _: JsValue| {
+            if records.iter().any(|r| !in_chrome(r.unchecked_ref())) {
+                key_changed.set(true);
+            }
+        })
+    };
+    let key_watcher = MutationObserver::new(note_change.as_ref().unchecked_ref()).map_err(|_| "could not watch the task page")?;
+    note_change.forget();
     observe_all(&key_watcher, &doc)?;
     let key_watcher = Rc::new(key_watcher);
     rec.observers.push((*key_watcher).clone());
@@ -456,12 +466,13 @@ pub(super) fn listen(rec: &mut Recorder, envs: &EnvCell) -> Result<(), String> {
     // A key: its handlers run between the window's capture listener (first) and its bubble
     // listener (last); what changed in between, or a cancelled key, is the page reacting.
     rec.listen_on(&window_target, "keydown", true, {
-        let (state, key_watcher) = (state.clone(), key_watcher.clone());
+        let (state, key_watcher, key_changed) = (state.clone(), key_watcher.clone(), key_changed.clone());
         move |ev: Event| {
             if !live(&state, &ev) {
                 return;
             }
             let _ = key_watcher.take_records();
+            key_changed.set(false);
             let mut s = state.borrow_mut();
             if let Some(stopped) = s.input.key.take() {
                 s.on_key(stopped, true);
@@ -476,7 +487,8 @@ pub(super) fn listen(rec: &mut Recorder, envs: &EnvCell) -> Result<(), String> {
             if !live(&state, &ev) {
                 return;
             }
-            let changed = key_watcher.take_records().iter().any(|r| !in_chrome(r.unchecked_ref()));
+            let queued = key_watcher.take_records().iter().any(|r| !in_chrome(r.unchecked_ref()));
+            let changed = key_changed.replace(false) || queued;
             let mut s = state.borrow_mut();
             if let Some(down) = s.input.key.take() {
                 s.on_key(down, changed || ev.default_prevented());
