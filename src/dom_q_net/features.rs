@@ -62,7 +62,7 @@ pub struct Encoded {
 pub fn encode(vocabs: &mut Vocabs, obs: &Observation, cfg: &DqnConfig) -> Encoded {
     let nodes = &obs.dom.nodes;
     let kept = nodes.len().min(cfg.max_nodes);
-    let mut oov: HashMap<&str, u32> = HashMap::new();
+    let mut oov: HashMap<String, u32> = HashMap::new();
     let text_vocab = cfg.text_vocab as u32;
 
     let mut f = StateFeatures::default();
@@ -76,6 +76,13 @@ pub fn encode(vocabs: &mut Vocabs, obs: &Observation, cfg: &DqnConfig) -> Encode
         let text = match (&n.value, n.text.is_empty() && cfg.value_as_text) {
             (crate::env::NodeValue::Text(v), true) => v.as_str(),
             _ => n.text.as_str(),
+        };
+        let split;
+        let text = if cfg.split_dom_text {
+            split = crate::env::goal_tokens(text).join(" ");
+            split.as_str()
+        } else {
+            text
         };
         f.texts.push(encode_text(vocabs, &mut oov, text_vocab, text));
         f.flags.push(if n.focused { FOCUSED } else { 0 } | if n.tampered { TAMPERED } else { 0 });
@@ -152,7 +159,7 @@ pub fn typable(tag: &str) -> bool {
     tag == "TEXTAREA" || tag.strip_prefix("INPUT_").is_some_and(|kind| !NOT_TEXT.contains(&kind.to_ascii_lowercase().as_str()))
 }
 
-fn encode_text<'a>(vocabs: &mut Vocabs, oov: &mut HashMap<&'a str, u32>, text_vocab: u32, s: &'a str) -> u32 {
+fn encode_text(vocabs: &mut Vocabs, oov: &mut HashMap<String, u32>, text_vocab: u32, s: &str) -> u32 {
     if s.is_empty() {
         return PAD;
     }
@@ -160,7 +167,7 @@ fn encode_text<'a>(vocabs: &mut Vocabs, oov: &mut HashMap<&'a str, u32>, text_vo
         return id;
     }
     let next = oov.len() as u32;
-    text_vocab + *oov.entry(s).or_insert(next)
+    text_vocab + *oov.entry(s.to_string()).or_insert(next)
 }
 
 #[cfg(test)]
@@ -239,6 +246,22 @@ mod tests {
         let e = encode(&mut v, &obs, &cfg);
         assert_eq!(e.goal_tokens, ["Select", "March", "9", "2016"]);
         assert_eq!(e.features.goal[1], e.features.texts[1], "the month's name aligns with the page's");
+    }
+
+    #[test]
+    fn node_text_read_with_the_goals_separators_matches_a_punctuated_link() {
+        // The real click-link page: the link is "et." and the instruction asks for "et.", whose
+        // goal token is "et".
+        let obs = page(&["et.", "Sagittis,", "Nulla ullamcorper."], "Click on the link \"et.\".");
+        let cfg = DqnConfig::default();
+        let mut v = Vocabs::new(cfg.tag_vocab, cfg.text_vocab, cfg.class_vocab);
+        let e = encode(&mut v, &obs, &cfg);
+        assert_eq!(e.goal_tokens.last().map(String::as_str), Some("et"));
+        assert!(!e.features.goal.contains(&e.features.texts[1]), "the paper's whole string: \"et.\" is not \"et\"");
+        let cfg = DqnConfig { split_dom_text: true, ..cfg };
+        let e = encode(&mut v, &obs, &cfg);
+        assert_eq!(e.features.goal.last(), Some(&e.features.texts[1]), "\"et.\" read as \"et\"");
+        assert_eq!(v.text.id_or_add("Nulla ullamcorper"), Some(e.features.texts[3]), "words kept, joined by one space");
     }
 
     #[test]

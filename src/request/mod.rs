@@ -224,7 +224,8 @@ impl TrainRequest {
 
     /// The agent's config: the request's fields over the paper's preset for its tasks.
     pub fn dqn_config(&self) -> Result<DqnConfig, String> {
-        let names: Vec<&str> = self.tasks.iter().map(|t| t.name()).collect();
+        // Labelled by source (`miniwob/click-link` for a real page), which the preset follows.
+        let names: Vec<String> = self.tasks.iter().map(|t| t.label()).collect();
         DqnConfig::for_tasks_with(&names, &self.config)
     }
 }
