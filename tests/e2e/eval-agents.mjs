@@ -24,7 +24,8 @@ try {
   for (const a of agents) {
     const bytes = [...readFileSync(join(root, 'agents', a.file))];
     const row = { agent: a.name };
-    for (const task of a.tasks) {
+    // An agent trained on both pages of a task lists both names: each task is played once a set.
+    for (const task of new Set(a.tasks.map((t) => t.replace(/^miniwob\//, '')))) {
       for (const [set, key] of [['lab', task.replace(/^miniwob\//, '')], ['miniwob', `miniwob/${task.replace(/^miniwob\//, '')}`]]) {
         const r = await page.evaluate(async ({ bytes, name, key, EPISODES }) => {
           const lab = window.lab;
