@@ -5,7 +5,7 @@
 import { errorText } from '../app.js';
 
 const $ = (id) => document.getElementById(id);
-// The paper's multitask set (DOM-Q-Net §4.2, Figure 5).
+// The paper's multitask set (DOM-Q-Net §4.2, Figure 4).
 const PAPER_MULTITASK = ['click-checkboxes', 'click-option', 'click-tab-2', 'email-inbox-delete', 'enter-password',
   'enter-text', 'enter-text-dynamic', 'login-user', 'navigate-tree'];
 
