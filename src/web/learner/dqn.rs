@@ -8,20 +8,20 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use burn::prelude::Device;
-use serde::Serialize;
 use wasm_bindgen::JsValue;
 
 use super::super::remote::to_js;
 use super::super::util::now_ms;
 use super::backend::{Probe, choose_backend};
+use super::dqn_progress::{EpisodeNote, Meter, Progress, Rates};
 use super::driver::{TrainingRun, drive};
 use super::protocol::{Flags, Watched, message, post, post_run_snapshot, restore_optimizer, status};
 use crate::dom_q_net::agent::{NOT_FINITE, probe_update};
 use crate::dom_q_net::checkpoint::Checkpoint;
-use crate::dom_q_net::train::{Control, TaskProgress, TrainEvent, Trainer, evaluate};
+use crate::dom_q_net::train::{Control, TrainEvent, Trainer, evaluate};
 use crate::dom_q_net::{DomQNetAgent, DqnConfig};
 use crate::env::EnvError;
-use crate::learn::failures::{EnvFailureNote, EnvFailures};
+use crate::learn::failures::EnvFailures;
 use crate::request::{SNAPSHOT_SCHEMA, SavedRun, TrainRequest};
 
 struct DqnProbe(DqnConfig);
@@ -29,84 +29,6 @@ impl Probe for DqnProbe {
     async fn update(&self, device: &Device) -> Result<(), String> {
         probe_update(&self.0, device).await
     }
-}
-
-/// Timings and recent values of a chunk.
-#[derive(Default)]
-struct Meter {
-    acts: u32,
-    act_ms: f64,
-    env_ms: f64,
-    updates: u32,
-    update_ms: f64,
-    loss: f64,
-    batch_positives: f64,
-    episodes: Vec<EpisodeNote>,
-    warnings: Vec<String>,
-}
-
-#[derive(Clone, Serialize)]
-struct EpisodeNote {
-    task: usize,
-    /// The page's reward (time-decayed) and the raw learning signal (+1 success, −1 failure).
-    reward: f64,
-    raw_reward: f64,
-    steps: u32,
-}
-
-/// What the page's live charts read, several times a second.
-#[derive(Serialize)]
-struct Progress<'a> {
-    kind: &'static str,
-    backend: &'a str,
-    env_steps: u64,
-    /// The step budget of the run.
-    frames: u64,
-    updates: u64,
-    episodes: u64,
-    /// Per task: success rate over the last 100 episodes (`stats.success_rate_100`), frames, and
-    /// when it was first solved.
-    tasks: &'a [TaskProgress],
-    replay_len: usize,
-    replay_capacity: usize,
-    /// Fraction of the buffer's transitions with a positive n-step return.
-    positive_fraction: f64,
-    /// Mean TD loss (Huber) of the updates since the last report.
-    loss: Option<f64>,
-    /// Mean positive transitions per sampled batch since the last report.
-    batch_positives: Option<f64>,
-    /// Mean ms per action choice (one forward pass), per environment step (the page's side), and
-    /// per update, since the last report.
-    act_ms: Option<f64>,
-    env_ms: Option<f64>,
-    update_ms: Option<f64>,
-    /// Rates over the run's training time (pauses excluded; `None` in a resumed run's first
-    /// report, which shows its restored counters before it takes a step) ...
-    steps_per_s: Option<f64>,
-    updates_per_s: Option<f64>,
-    /// ... and since the last report.
-    recent_steps_per_s: Option<f64>,
-    recent_updates_per_s: Option<f64>,
-    /// Training time (pauses excluded) and wall time since the start, in seconds.
-    active_s: f64,
-    elapsed_s: f64,
-    /// Episodes that ended since the last report (for the reward chart).
-    new_episodes: Vec<EpisodeNote>,
-    /// Episodes a failing page ended since the last report (the run went on), with the reason,
-    /// and how many there were over the run.
-    env_failures: Vec<EnvFailureNote>,
-    env_failures_total: u64,
-    warnings: Vec<String>,
-    paused: bool,
-}
-
-/// Rates over the run's training time and over the last chunk.
-struct Rates {
-    steps_per_s: f64,
-    updates_per_s: f64,
-    recent_steps_per_s: Option<f64>,
-    recent_updates_per_s: Option<f64>,
-    active_s: f64,
 }
 
 struct DqnRun {
