@@ -40,7 +40,7 @@ use wasm_bindgen_test::*;
 use weblab::demo::DemoStep;
 use weblab::env::{EnvConfig, Environment, TaskSpec, builtin_task};
 use weblab::policy::Policy;
-use weblab::policy::oracle::{Script, scripted};
+use weblab::policy::oracle::{Script, scripted_for};
 use weblab::web::IframeEnv;
 use weblab::web::util::yield_now;
 use weblab::wge::config::{WgeConfig, max_steps_for};
@@ -303,7 +303,7 @@ async fn bench_workflow_policy_on_table_1_tasks() {
         let t0 = now_s();
         let page = if real { real_page(task) } else { task };
         let spec = if real { TaskSpec::miniwob(page).unwrap() } else { TaskSpec::Builtin { name: task.to_string() } };
-        if people.is_none() && scripted(task, Script::Oracle).is_none() {
+        if people.is_none() && scripted_for(&spec, Script::Oracle).is_none() {
             console_log!("| {task} | no scripted oracle |");
             continue;
         }
@@ -331,7 +331,8 @@ async fn bench_workflow_policy_on_table_1_tasks() {
             }
         }
         for s in (1..=DEMOS).filter(|_| people.is_none()) {
-            let mut oracle = scripted(task, Script::Oracle).unwrap();
+            // The page's own oracle: a real page's script where its structure differs from the lab's.
+            let mut oracle = scripted_for(&spec, Script::Oracle).unwrap();
             let mut obs = env.reset(&spec, s).await.unwrap();
             let mut steps = Vec::new();
             let last = loop {
