@@ -18,6 +18,7 @@ mod adversary;
 mod backend;
 #[cfg(feature = "learner")]
 mod dqn;
+#[cfg(feature = "learner")]
 mod dqn_progress;
 #[cfg(feature = "learner")]
 mod driver;
