@@ -15,7 +15,7 @@ import { holdCover } from './overlay.js';
 import { initCurriculum } from './curriculum.js';
 import { dqnForm } from './train/dqn-form.js';
 import { navForm } from './train/nav-form.js';
-import { RUN_LOCK, claim, whenFree } from './locks.js';
+import { AUTO_RESUMES_AFTER_CRASHES, runHold } from './train/hold.js';
 
 const $ = (id) => document.getElementById(id);
 const FRAME_OFFSET = 1;
@@ -26,15 +26,6 @@ const MODEL_KEY = 'model';
 const NAV_MODEL_KEY = 'navigator-model';
 const DQN = 'dom-q-net';
 const NAVIGATOR = 'navigator';
-// A run that was training when its tab died without a clean exit (a crash, the tab killed) is
-// resumed once as after a reload; when the tab dies again before a clean exit, the run waits for
-// the Resume button, so a run whose resuming crashes the tab cannot crash it on every start.
-// LIVE_KEY is set while this tab holds a running run and cleared on a clean exit (pagehide) or
-// when the run ends; CRASHES_KEY counts the unclean starts in a row. localStorage, because a
-// page going away has no time for IndexedDB's asynchronous writes.
-const LIVE_KEY = 'weblab-run-live';
-const CRASHES_KEY = 'weblab-run-crashes';
-const AUTO_RESUMES_AFTER_CRASHES = 1;
 // What a tab is told when another tab of the lab trains the run (it holds RUN_LOCK).
 const ELSEWHERE = 'A training run is live in another tab of the lab: it trains there, and two tabs would overwrite each other\'s run. Stop it or close that tab to train here.';
 
@@ -68,7 +59,7 @@ export function initTrain(ctx) {
   let run = null; // {request, status: 'running'|'paused'|'done'|'stopped', env_steps, updates, backend, reason}
   let lastSnapshot = null; // {bytes, state}
   let savedAtStep = null; // env steps of the run's snapshot now in IndexedDB
-  let held = null; // a saved run left for the Resume button (see LIVE_KEY): {saved, paused}
+  let held = null; // a saved run left for the Resume button (see train/hold.js): {saved, paused}
   let exportWanted = false;
   let drawQueued = false;
   let mode = DQN; // the agent the controls set up: DQN or NAVIGATOR
@@ -390,8 +381,7 @@ export function initTrain(ctx) {
     run = { request, status: 'running', env_steps: run?.env_steps || 0, updates: run?.updates || 0, resumedFrom };
     held = null;
     $('train-resume').hidden = true;
-    liveHere = true;
-    local.set(LIVE_KEY, '1');
+    hold.live();
     session.addEventListener('backend', (e) => {
       run.backend = e.detail.name;
       run.reason = e.detail.reason;
@@ -419,31 +409,31 @@ export function initTrain(ctx) {
     });
     session.addEventListener('done', (e) => {
       run.status = 'done';
-      endLive();
+      hold.end();
       if (request.agent === NAVIGATOR) {
         const d = e.detail;
         $('train-status').textContent = `Finished: ${fmtInt(d.env_steps)} env steps, ${fmtInt(d.updates)} updates, ${fmtInt(d.episodes)} episodes in ${d.elapsed_s.toFixed(0)} s` +
           (lastGrid ? `; mean success on the test sites ${Math.round(100 * lastGrid.mean)}%` : '');
-        persistStatus('done').finally(releaseRun);
+        persistStatus('done').finally(hold.release);
         setButtons();
         return;
       }
       const solved = e.detail.tasks.filter((t) => t.solved_at_frames != null);
       $('train-status').textContent = `Finished: ${fmtInt(e.detail.env_steps)} steps, ${fmtInt(e.detail.updates)} updates in ${e.detail.elapsed_s.toFixed(0)} s` +
         (solved.length ? `; solved ${solved.map((t) => `${t.task} at ${fmtInt(t.solved_at_frames)}`).join(', ')}` : `; no task reached ${solveRule}`);
-      persistStatus('done').finally(releaseRun);
+      persistStatus('done').finally(hold.release);
       setButtons();
     });
     session.addEventListener('error', (e) => {
       run.status = 'stopped';
-      endLive();
+      hold.end();
       if (run.resumedFrom !== null) {
         ctx.message(`The training run saved at step ${fmtInt(run.resumedFrom)} could not be resumed: ${e.detail.message}. It stays in this browser; Start begins a new run.`);
       } else {
         ctx.message(`Training stopped: ${e.detail.message}`);
       }
       $('train-status').textContent = 'Stopped by an error.';
-      persistStatus('stopped').finally(releaseRun);
+      persistStatus('stopped').finally(hold.release);
       setButtons();
     });
     // A run resumed paused starts paused in the worker, so its first report (the restored
@@ -456,32 +446,8 @@ export function initTrain(ctx) {
     setButtons();
   }
 
-  // The tab's hold on a live run (see LIVE_KEY). localStorage can be unavailable (a private
-  // window's policy): then crashes are not counted and every start resumes, as before.
-  const local = {
-    get(k) { try { return localStorage.getItem(k); } catch { return null; } },
-    set(k, v) { try { localStorage.setItem(k, v); } catch { /* not counted */ } },
-    remove(k) { try { localStorage.removeItem(k); } catch { /* not counted */ } },
-  };
-  let liveHere = false; // this tab started the live run (a held run is not this tab's)
-  function endLive() {
-    liveHere = false;
-    local.remove(LIVE_KEY);
-    local.remove(CRASHES_KEY);
-  }
-  // This tab's hold on RUN_LOCK while it trains (null: not held).
-  let runLock = null;
-  async function claimRun() {
-    runLock = runLock || await claim(RUN_LOCK);
-    return runLock !== null;
-  }
-  function releaseRun() {
-    runLock?.();
-    runLock = null;
-  }
-  // A reload or a closed tab is a clean exit: the next start resumes the run and the crash count
-  // starts over.
-  window.addEventListener('pagehide', () => { if (liveHere) endLive(); });
+  // One tab trains the run; a tab that died training is counted (train/hold.js).
+  const hold = runHold();
 
   async function persistStatus(status) {
     try {
@@ -520,23 +486,23 @@ export function initTrain(ctx) {
   async function start() {
     ctx.message('');
     if (session?.running) return;
-    if (!(await claimRun())) { ctx.message(ELSEWHERE); return; }
+    if (!(await hold.claim())) { ctx.message(ELSEWHERE); return; }
     if (mode === NAVIGATOR) {
       const job = startNavigator();
-      if (!job) { releaseRun(); return; }
+      if (!job) { hold.release(); return; }
       launch(job.request, job.checkpoint);
       return;
     }
     const names = chosenTasks();
-    if (!names.length) { releaseRun(); ctx.message('Choose at least one task to train on.'); return; }
+    if (!names.length) { hold.release(); ctx.message('Choose at least one task to train on.'); return; }
     let config = checkHyper();
-    if (!config) { releaseRun(); ctx.message('Fix the highlighted hyperparameter first.'); return; }
+    if (!config) { hold.release(); ctx.message('Fix the highlighted hyperparameter first.'); return; }
     const frames = Math.max(1, parseInt($('train-frames').value, 10) || 0);
     let checkpoint;
     if ($('train-continue').checked && ctx.userModel) {
       try {
         config = Lab.inspectCheckpoint(ctx.userModel.bytes).config; // a model keeps its own shapes
-      } catch (e) { releaseRun(); ctx.message(errorText(e)); return; }
+      } catch (e) { hold.release(); ctx.message(errorText(e)); return; }
       checkpoint = ctx.userModel.bytes;
     }
     const request = {
@@ -547,7 +513,7 @@ export function initTrain(ctx) {
   }
 
   function launch(request, checkpoint) {
-    local.remove(CRASHES_KEY);
+    hold.fresh();
     savedAtStep = null;
     for (const c of Object.values(charts)) c.clear();
     run = null;
@@ -558,7 +524,7 @@ export function initTrain(ctx) {
     try {
       begin(request, checkpoint, undefined);
     } catch (e) {
-      releaseRun();
+      hold.release();
       ctx.message(errorText(e));
       return;
     }
@@ -582,7 +548,7 @@ export function initTrain(ctx) {
   $('train-stop').addEventListener('click', () => { run.status = 'stopped'; session?.stop(); persistStatus('stopped'); });
   $('train-resume').addEventListener('click', async () => {
     if (!held || session?.running) return;
-    if (!(await claimRun())) { ctx.message(ELSEWHERE); return; }
+    if (!(await hold.claim())) { ctx.message(ELSEWHERE); return; }
     const { saved, paused } = held;
     ctx.message('');
     begin(saved.request, saved.bytes, saved.state, { paused, optimizer: saved.optimizer || undefined, resumedFrom: saved.env_steps });
@@ -715,18 +681,17 @@ export function initTrain(ctx) {
       run = { request: saved.request, status: saved.status, env_steps: saved.env_steps, updates: saved.updates, backend: saved.backend, reason: saved.reason };
       savedAtStep = saved.env_steps;
       showCounters();
-      if ((saved.status === 'running' || saved.status === 'paused') && !(await claimRun())) {
+      if ((saved.status === 'running' || saved.status === 'paused') && !(await hold.claim())) {
         // Another tab trains it: not resumed here, and no crash is counted.
         ctx.message(`The training run saved at step ${fmtInt(saved.env_steps)} is live in another tab of the lab, so it is not resumed here (two tabs would overwrite each other's run).`, 'info');
         $('train-status').textContent = 'Training in another tab.';
-        whenFree(RUN_LOCK).then(() => {
+        hold.whenFree().then(() => {
           if (!session?.running) $('train-status').textContent = 'The other tab let the run go: reload this tab to continue it here.';
         });
       } else if (saved.status === 'running' || saved.status === 'paused') {
         const paused = saved.status === 'paused';
         // The tab that held this run went away without a clean exit: count it.
-        const crashes = local.get(LIVE_KEY) === '1' ? (parseInt(local.get(CRASHES_KEY), 10) || 0) + 1 : 0;
-        local.set(CRASHES_KEY, String(crashes));
+        const crashes = hold.countCrash();
         if (crashes > AUTO_RESUMES_AFTER_CRASHES || ctx.safeStart) {
           held = { saved, paused };
           $('train-resume').hidden = false;
@@ -735,7 +700,7 @@ export function initTrain(ctx) {
             : `The tab closed unexpectedly ${crashes} times in a row while this run was training, so it was not restarted.`;
           ctx.message(`${why} Its snapshot at step ${fmtInt(saved.env_steps)} is kept: press "Resume the saved run" to continue it, or Start for a new run.`);
           $('train-status').textContent = `Saved run at step ${fmtInt(saved.env_steps)}, waiting to be resumed.`;
-          releaseRun();
+          hold.release();
         } else {
           begin(saved.request, saved.bytes, saved.state, { paused, optimizer: saved.optimizer || undefined, resumedFrom: saved.env_steps });
           ctx.message(`Resumed the training run saved at step ${fmtInt(saved.env_steps)}` +
