@@ -6,11 +6,12 @@
 // (`Lab.wgeSession`, src/web/wge/); this module draws and forwards. The session is saved in
 // IndexedDB after every change (DOMNet's checkpoint as bytes beside it), so a reload resumes it.
 // A share link carries the run's recipe; opening one re-runs it here and evaluates the result.
-import { errorText, scrollListTo } from './app.js';
+import { errorText } from './app.js';
 import { LineChart } from './charts.js';
 import { clearOverlay, drawEnded, holdCover as holdFrameCover } from './overlay.js';
 import * as store from './store.js';
 import { WGE_LOCK, claim } from './locks.js';
+import { drawStep, listSteps, showOutcome } from './wge/episode.js';
 
 const $ = (id) => document.getElementById(id);
 const STORE_KEY = 'wge-session';
@@ -407,65 +408,6 @@ export function initWge(ctx) {
     $('wge-policy-note').textContent = session.task()
       ? `The workflow policy follows the demonstrations' workflows on ${session.task()}, seeds from ${t.next_seed} on, and learns which steps lead to success.`
       : 'Add demonstrations first: exploration follows their workflows.';
-  }
-
-  // The canvas over the page, sized like the page, drawing in page pixels.
-  function canvas2d() {
-    const c = $('overlay');
-    const dpr = window.devicePixelRatio || 1;
-    const w = c.clientWidth, h = c.clientHeight;
-    if (c.width !== Math.round(w * dpr)) { c.width = Math.round(w * dpr); c.height = Math.round(h * dpr); }
-    const g = c.getContext('2d');
-    g.setTransform(dpr, 0, 0, dpr, 0, 0);
-    g.clearRect(0, 0, w, h);
-    return { g, w, h };
-  }
-
-  // The elements the workflow step matched (shaded), the one acted on (outlined) and the step.
-  function drawStep(step) {
-    const { g, w, h } = canvas2d();
-    g.fillStyle = 'rgba(47,111,222,0.22)';
-    g.strokeStyle = 'rgba(47,111,222,0.9)';
-    g.lineWidth = 1;
-    for (const m of step.matched) {
-      g.fillRect(m.rect.left, m.rect.top, m.rect.width, m.rect.height);
-      g.strokeRect(m.rect.left + 0.5, m.rect.top + 0.5, m.rect.width - 1, m.rect.height - 1);
-    }
-    const kind = Object.keys(step.action)[0];
-    const target = kind === 'click' ? step.action.click : step.action[kind][0];
-    const t = step.matched.find((m) => m.ref === target);
-    if (!t) return;
-    g.strokeStyle = '#e8590c';
-    g.lineWidth = 2;
-    g.strokeRect(t.rect.left - 1, t.rect.top - 1, t.rect.width + 2, t.rect.height + 2);
-    g.font = '10px system-ui, sans-serif';
-    const text = step.notation;
-    const tw = Math.min(w - 2, g.measureText(text).width + 8);
-    const lx = Math.min(Math.max(0, t.rect.left), Math.max(0, w - tw));
-    let ly = t.rect.top + t.rect.height + 3;
-    if (ly + 14 > h) ly = Math.max(0, t.rect.top - 17);
-    g.fillStyle = 'rgba(29,35,48,0.88)';
-    g.fillRect(lx, ly, tw, 14);
-    g.fillStyle = '#fff';
-    g.fillText(text, lx + 4, ly + 10, tw - 8);
-  }
-
-  function listSteps(ep, current = -1) {
-    if (!ep.steps.length) {
-      $('wge-steps').replaceChildren(el('li', { className: 'quiet', textContent: 'No action: the workflow stopped on the first page.' }));
-      return;
-    }
-    $('wge-steps').replaceChildren(...ep.steps.map((s, i) => el('li', { className: i === current ? 'current' : '' },
-      s.skipped ? el('span', { className: 'quiet', textContent: `(skipped ${s.skipped}) ` }) : null,
-      el('span', { textContent: s.description }),
-      el('span', { className: 'wge-step-program', textContent: `${s.text} — ${plural(s.matched.length, 'element')} matched` }))));
-    scrollListTo($('wge-steps'), $('wge-steps').children[current], { center: true });
-  }
-
-  function showOutcome(ep) {
-    const out = $('wge-outcome');
-    out.textContent = `Seed ${ep.seed}${ep.demo === null ? '' : ` · workflow of demonstration #${ep.demo + 1}`}: ${ep.success ? 'success' : 'no success'}, raw reward ${ep.raw_reward} · ${ep.ending}`;
-    out.className = `outcome ${ep.success ? 'good' : 'bad'}`;
   }
 
   // Shows an explored episode on the page: its seed's page again, each step's matched elements
