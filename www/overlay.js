@@ -16,7 +16,7 @@ export function clearOverlay(canvas) {
 }
 
 // The canvas sized to its box at the device's pixel ratio and cleared; drawing is in CSS pixels.
-function blankCanvas(canvas) {
+export function blankCanvas(canvas) {
   const dpr = window.devicePixelRatio || 1;
   const w = canvas.clientWidth, h = canvas.clientHeight;
   if (canvas.width !== Math.round(w * dpr)) { canvas.width = Math.round(w * dpr); canvas.height = Math.round(h * dpr); }

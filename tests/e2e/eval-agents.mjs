@@ -26,7 +26,7 @@ try {
     const row = { agent: a.name };
     // An agent trained on both pages of a task lists both names: each task is played once a set.
     for (const task of new Set(a.tasks.map((t) => t.replace(/^miniwob\//, '')))) {
-      for (const [set, key] of [['lab', task.replace(/^miniwob\//, '')], ['miniwob', `miniwob/${task.replace(/^miniwob\//, '')}`]]) {
+      for (const [set, key] of [['lab', task], ['miniwob', `miniwob/${task}`]]) {
         const r = await page.evaluate(async ({ bytes, name, key, EPISODES }) => {
           const lab = window.lab;
           lab.loadAgent(new Uint8Array(bytes), name);
@@ -41,7 +41,7 @@ try {
           }
           return { won, steps };
         }, { bytes, name: a.name, key, EPISODES });
-        row[`${set} ${task.replace(/^miniwob\//, '')}`] = `${r.won}/${EPISODES}`;
+        row[`${set} ${task}`] = `${r.won}/${EPISODES}`;
         console.log(`${a.name} on ${key}: ${r.won}/${EPISODES} won (${r.steps} steps)`);
       }
     }

@@ -2,6 +2,7 @@
 // matched shaded over the page with the one acted on outlined, and how the episode ended.
 // wge.js plays the episodes; this draws them.
 import { scrollListTo } from '../app.js';
+import { blankCanvas } from '../overlay.js';
 
 const $ = (id) => document.getElementById(id);
 const el = (tag, props = {}, ...children) => {
@@ -11,21 +12,9 @@ const el = (tag, props = {}, ...children) => {
 };
 const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-// The canvas over the page, sized like the page, drawing in page pixels.
-function canvas2d() {
-  const c = $('overlay');
-  const dpr = window.devicePixelRatio || 1;
-  const w = c.clientWidth, h = c.clientHeight;
-  if (c.width !== Math.round(w * dpr)) { c.width = Math.round(w * dpr); c.height = Math.round(h * dpr); }
-  const g = c.getContext('2d');
-  g.setTransform(dpr, 0, 0, dpr, 0, 0);
-  g.clearRect(0, 0, w, h);
-  return { g, w, h };
-}
-
 // The elements the workflow step matched (shaded), the one acted on (outlined) and the step.
 export function drawStep(step) {
-  const { g, w, h } = canvas2d();
+  const { g, w, h } = blankCanvas($('overlay'));
   g.fillStyle = 'rgba(47,111,222,0.22)';
   g.strokeStyle = 'rgba(47,111,222,0.9)';
   g.lineWidth = 1;
