@@ -15,13 +15,14 @@ use std::time::Instant;
 use burn::optim::GradientsParams;
 use burn::prelude::*;
 use weblab::curriculum::{CurriculumLearning, Generator};
-use weblab::env::{EnvError, Environment, Observation, Step, TaskSpec};
+use weblab::env::{EnvError, Environment, Observation, Step};
 use weblab::gminiwob::sim::SiteSim;
 use weblab::navigator::model::Padded;
 use weblab::navigator::rollout::{Job, play};
 use weblab::navigator::train::{sim_pool, site_task};
 use weblab::navigator::{NavState, Navigator, NavigatorConfig, Transition};
 use weblab::rng::Rng;
+use weblab::task::{GeneratedSite, TaskSpec};
 use weblab::util::block_on;
 
 /// A simulator that adds up the time spent in it.
@@ -30,7 +31,7 @@ struct Timed {
     s: f64,
 }
 
-impl Environment for Timed {
+impl Environment<GeneratedSite> for Timed {
     async fn reset(&mut self, task: &TaskSpec, seed: u32) -> Result<Observation, EnvError> {
         let t = Instant::now();
         let r = Environment::reset(&mut self.sim, task, seed).await;

@@ -2,7 +2,7 @@
 //! site handed to it), to open in any browser, play, and inspect, without the app.
 //! Usage: cargo run --example render_site -- (TEST_SITE LEVEL | DESIGN.json) [SEED] > site.html
 //! e.g. `cargo run --example render_site -- shopping 3 7 > shopping-3.html`
-use weblab::env::task::generated_page;
+use weblab::gminiwob::task::generated_page;
 use weblab::gminiwob::test_sites::test_site;
 use weblab::gminiwob::{Design, Values, render};
 

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use weblab::demo::DemoStep;
-use weblab::env::TaskSpec;
 use weblab::env::{Action, DomGraph, DomNode, Instruction, Observation, Rect};
+use weblab::task::TaskSpec;
 use weblab::wge::config::WgeConfig;
 use weblab::wge::demo_import::{check_usable, import_wge_demo, import_wge_file};
 use weblab::wge::induction::Induction;

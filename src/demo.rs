@@ -4,7 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::env::{Action, EnvError, Environment, Observation, TaskSpec};
+use crate::env::{Action, EnvError, Observation};
+use crate::task::{Env, TaskSpec};
 
 pub const DEMO_FORMAT: u32 = 1;
 /// Largest demonstration file read (a long episode with full observations is well under this).
@@ -80,7 +81,7 @@ pub struct ReplayResult {
 
 /// Replays `actions` from a reset of `task` with `seed`. With `expected` observations (a
 /// demonstration's), reports the first step where the page differs from what was recorded.
-pub async fn replay<E: Environment>(
+pub async fn replay<E: Env>(
     env: &mut E,
     task: &TaskSpec,
     seed: u32,
@@ -112,6 +113,7 @@ pub async fn replay<E: Environment>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::env::Environment;
     use crate::sim::SimEnv;
     use crate::util::block_on;
 

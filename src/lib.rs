@@ -1,12 +1,14 @@
 //! weblab: the browser lab for web-navigation agents, one crate for the tab (wasm32) and for
-//! native runs. From the ground up (imports point down this list; the one exception is
-//! `env::TaskSpec::Generated`, which carries a `gminiwob` design):
+//! native runs. From the ground up (imports point down this list):
 //!
 //! - `rng`, `util`: seeded randomness and small helpers;
 //! - `env`: the environment API (observations, actions, steps, task specs, the `Environment`
-//!   trait) and the real MiniWoB++ registry; `sim` and `gminiwob` (the generated sites, their
-//!   simulator and rewards) are worlds behind it;
+//!   trait; a generated site's data is a type parameter) and the real MiniWoB++ registry;
+//!   `gminiwob` (the generated sites, their simulator and rewards) is a world behind it;
+//! - `task`: the lab's task spec and environment bound — the environment API with gMiniWoB's
+//!   generated sites, named once for everything above;
 //! - `policy`, `runner`: the random policy, the scripted oracles, episodes and the success rule;
+//!   `sim`: small simulated pages with their oracle, for native tests of the agents;
 //! - `learn`: what every learning agent shares (checkpoints, Adam, vocabularies, page failures);
 //! - the agents: `dom_q_net` (DOM-Q-Net), `navigator` (gMiniWoB's navigator), `wge` (workflow-
 //!   guided exploration), with `demo` (demonstrations);
@@ -31,6 +33,7 @@ pub mod rng;
 pub mod runner;
 pub mod share;
 pub mod sim;
+pub mod task;
 pub mod util;
 pub mod wge;
 

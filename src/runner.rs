@@ -6,8 +6,9 @@ use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
-use crate::env::{Action, EnvError, Environment, STEP_LIMIT_REASON, Step, TaskSpec};
+use crate::env::{Action, EnvError, STEP_LIMIT_REASON, Step};
 use crate::policy::Policy;
+use crate::task::{Env, TaskSpec};
 
 /// How one episode ended.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -35,7 +36,7 @@ pub const NO_ACTION_REASON: &str = "the policy had no action";
 
 /// Runs one episode of `task` with `seed`. `on_step` sees every action and its result. If the
 /// policy has nothing to do the episode counts as failed (the page keeps it until the next reset).
-pub async fn run_episode<E: Environment, P: Policy + ?Sized>(
+pub async fn run_episode<E: Env, P: Policy + ?Sized>(
     env: &mut E,
     policy: &mut P,
     task: &TaskSpec,

@@ -11,7 +11,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::dom_q_net::DqnConfig;
-use crate::env::{Action, EnvError, TaskSpec};
+use crate::env::{Action, EnvError};
+use crate::task::TaskSpec;
 
 pub const SHARE_VERSION: u32 = 1;
 /// Longest encoded link state accepted (browsers handle URLs of this size comfortably).

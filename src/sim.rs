@@ -10,10 +10,11 @@
 
 use crate::env::{
     Action, DomGraph, DomNode, EnvError, Environment, EpisodeGuard, Field, Instruction, NodeRef, NodeValue, Observation, Rect, STEP_LIMIT_REASON,
-    Step, TaskSpec,
+    Step,
 };
 use crate::policy::Policy;
 use crate::rng::Rng;
+use crate::task::{GeneratedSite, TaskSpec};
 
 pub const SIM_TASKS: [&str; 2] = ["sim-click", "sim-type"];
 
@@ -100,7 +101,7 @@ impl SimEnv {
     }
 }
 
-impl Environment for SimEnv {
+impl Environment<GeneratedSite> for SimEnv {
     async fn reset(&mut self, task: &TaskSpec, seed: u32) -> Result<Observation, EnvError> {
         let name = task.name();
         if !SIM_TASKS.contains(&name) {

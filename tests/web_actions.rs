@@ -10,7 +10,8 @@ mod real;
 
 use common::{fixture_page, js_eval_in, js_json_in, new_frame};
 use wasm_bindgen_test::*;
-use weblab::env::{Action, DomNode, EnvConfig, Environment, Observation, Step, TaskSpec};
+use weblab::env::{Action, DomNode, EnvConfig, Environment, Observation, Step};
+use weblab::task::TaskSpec;
 use weblab::web::IframeEnv;
 
 wasm_bindgen_test_configure!(run_in_browser);

@@ -8,7 +8,8 @@ mod common;
 use common::{fixture_page, js_eval_in, new_frame};
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;
-use weblab::env::{Action, DomNode, EnvConfig, EnvError, Environment, NodeValue, Observation, TaskSpec};
+use weblab::env::{Action, DomNode, EnvConfig, EnvError, Environment, NodeValue, Observation};
+use weblab::task::TaskSpec;
 use weblab::web::IframeEnv;
 
 wasm_bindgen_test_configure!(run_in_browser);

@@ -7,13 +7,14 @@ mod common;
 
 use common::{js_json_in, new_frame};
 use wasm_bindgen_test::*;
-use weblab::env::{Action, DomNode, EnvConfig, Environment, NodeValue, Observation, STEP_LIMIT_REASON, Step, TaskSpec};
+use weblab::env::{Action, DomNode, EnvConfig, Environment, NodeValue, Observation, STEP_LIMIT_REASON, Step};
 use weblab::gminiwob::primitive::{Kind, PRIMITIVES, by_name};
 use weblab::gminiwob::test_sites::{LEVELS, RandomDesign, TEST_SITES, test_site};
-use weblab::gminiwob::{Design, RewardConfig};
+use weblab::gminiwob::{Design, GeneratedSite, RewardConfig};
 use weblab::policy::Policy;
 use weblab::policy::gminiwob::{SiteOracle, SiteRandom};
 use weblab::rng::Rng;
+use weblab::task::TaskSpec;
 use weblab::web::IframeEnv;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -223,9 +224,9 @@ async fn the_step_limit_ends_with_its_documented_reward() {
     assert_eq!(last.reason.as_deref(), Some(STEP_LIMIT_REASON));
     assert!(env.step(&Action::Click(user)).await.is_err(), "the episode is over");
     // Another limit and step-limit reward, from the spec.
-    let TaskSpec::Generated { name, design, values, .. } = spec else { unreachable!() };
+    let TaskSpec::Generated { name, site } = spec else { unreachable!() };
     let reward = RewardConfig { step_limit: 3, step_limit_reward: -0.5, ..RewardConfig::default() };
-    let short = TaskSpec::Generated { name, design, values, reward };
+    let short = TaskSpec::Generated { name, site: GeneratedSite { reward, ..site } };
     env.reset(&short, 2).await.unwrap();
     for _ in 0..2 {
         assert!(!step(&mut env, Action::Click(user)).await.done);

@@ -13,13 +13,14 @@ use std::mem::discriminant;
 
 use common::new_frame;
 use wasm_bindgen_test::*;
-use weblab::env::{Action, DomGraph, DomNode, EnvConfig, EnvError, Environment, NodeRef, Observation, Rect, Step, TaskSpec};
+use weblab::env::{Action, DomGraph, DomNode, EnvConfig, EnvError, Environment, NodeRef, Observation, Rect, Step};
 use weblab::gminiwob::primitive::by_name;
 use weblab::gminiwob::test_sites::{LEVELS, RandomDesign, TEST_SITES, test_site};
 use weblab::gminiwob::{Design, SiteSim, profile};
 use weblab::policy::Policy;
 use weblab::policy::gminiwob::SiteOracle;
 use weblab::rng::Rng;
+use weblab::task::TaskSpec;
 use weblab::web::IframeEnv;
 
 wasm_bindgen_test_configure!(run_in_browser);

@@ -7,9 +7,10 @@ mod common;
 use common::new_frame;
 use wasm_bindgen_test::*;
 use weblab::env::fields::{extract_fields, has_extractor};
-use weblab::env::{EnvConfig, Environment, TaskSpec, builtin_tasks};
+use weblab::env::{EnvConfig, Environment, builtin_tasks};
 use weblab::policy::oracle::{Script, scripted};
 use weblab::runner::run_episode;
+use weblab::task::TaskSpec;
 use weblab::web::IframeEnv;
 
 wasm_bindgen_test_configure!(run_in_browser);

@@ -17,10 +17,11 @@ mod common;
 use common::{js_json_in, new_frame};
 use serde_json::Value;
 use wasm_bindgen_test::*;
-use weblab::env::{Action, EnvConfig, Environment, FreshPage, Observation, TaskSpec, miniwob_task};
+use weblab::env::{Action, EnvConfig, Environment, FreshPage, Observation, miniwob_task};
 use weblab::policy::RandomPolicy;
 use weblab::policy::oracle::{Script, scripted};
 use weblab::runner::run_episode;
+use weblab::task::TaskSpec;
 use weblab::web::IframeEnv;
 
 wasm_bindgen_test_configure!(run_in_browser);

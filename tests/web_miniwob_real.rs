@@ -12,9 +12,10 @@ mod common;
 
 use common::{js_json_in, new_frame};
 use wasm_bindgen_test::*;
-use weblab::env::{EnvConfig, Environment, MiniwobTask, TaskSpec, builtin_task, miniwob_tasks};
+use weblab::env::{EnvConfig, Environment, MiniwobTask, builtin_task, miniwob_tasks};
 use weblab::policy::oracle::{Script, scripted_for, thesaurus_covers};
 use weblab::runner::run_episode;
+use weblab::task::TaskSpec;
 use weblab::web::IframeEnv;
 
 wasm_bindgen_test_configure!(run_in_browser);

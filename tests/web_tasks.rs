@@ -15,10 +15,11 @@ use std::collections::{BTreeSet, HashMap};
 
 use common::{js_eval_in, js_json_in, new_frame};
 use wasm_bindgen_test::*;
-use weblab::env::{Action, EnvConfig, Environment, NodeRef, Observation, STEP_LIMIT_REASON, TaskInfo, TaskSpec, builtin_tasks};
+use weblab::env::{Action, EnvConfig, Environment, NodeRef, Observation, STEP_LIMIT_REASON, TaskInfo, builtin_tasks};
 use weblab::policy::Policy;
 use weblab::policy::oracle::{Script, scripted};
 use weblab::runner::{NO_ACTION_REASON, run_episode};
+use weblab::task::TaskSpec;
 use weblab::web::IframeEnv;
 
 wasm_bindgen_test_configure!(run_in_browser);

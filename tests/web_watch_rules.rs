@@ -10,7 +10,8 @@ use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
 use weblab::dom_q_net::train::HELD_OUT_SEEDS;
-use weblab::env::{EnvConfig, TaskSpec};
+use weblab::env::EnvConfig;
+use weblab::task::TaskSpec;
 use weblab::web::Lab;
 
 wasm_bindgen_test_configure!(run_in_browser);

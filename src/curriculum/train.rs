@@ -17,13 +17,13 @@ use burn::prelude::Device;
 use serde::{Deserialize, Serialize};
 
 use super::{Generator, GeneratorReport, Outcome};
-use crate::env::{Environment, TaskSpec};
 use crate::gminiwob::Design;
 use crate::learn::checkpoint::{self as container, Kind, Precision};
 use crate::navigator::rollout::{Episode, Job, play};
 use crate::navigator::train::{JUDGE_SEEDS_FROM, site_task};
 use crate::navigator::{Navigator, NavigatorConfig, UpdateStats};
 use crate::rng::Rng;
+use crate::task::{Env, TaskSpec};
 
 pub const RUN_KIND: Kind = Kind { magic: b"WEBLABPR", name: "population run", oldest: 1, newest: 1, max_bytes: container::MAX_RUN_BYTES };
 
@@ -176,7 +176,7 @@ struct Learned {
 
 /// A navigator plays M episodes on each task (`seeds` in design order, M per design) side by
 /// side on `envs`, and takes one update on them.
-async fn play_and_learn<E: Environment>(envs: &mut [E], nav: &mut Navigator, tasks: &[TaskSpec], seeds: &[u32]) -> Result<Learned, String> {
+async fn play_and_learn<E: Env>(envs: &mut [E], nav: &mut Navigator, tasks: &[TaskSpec], seeds: &[u32]) -> Result<Learned, String> {
     let m = seeds.len() / tasks.len();
     let jobs: Vec<Job> = seeds.iter().enumerate().map(|(i, &seed)| Job { task: &tasks[i / m], seed, stream: nav.episode_stream() }).collect();
     let played = play(envs, nav, &jobs, false, true).await?;
@@ -267,7 +267,7 @@ impl<G: Generator> PopulationTrainer<G> {
 
     /// One iteration: D designs, M episodes per navigator on each, one update per navigator,
     /// the generator told. The navigators take turns on `envs`.
-    pub async fn step<E: Environment>(&mut self, envs: &mut [E]) -> Result<PopIteration, String> {
+    pub async fn step<E: Env>(&mut self, envs: &mut [E]) -> Result<PopIteration, String> {
         let (designs, tasks, seeds) = self.propose()?;
         let mut learned = Vec::with_capacity(self.population.len());
         for nav in &mut self.population {
@@ -281,7 +281,7 @@ impl<G: Generator> PopulationTrainer<G> {
     /// [`Self::step`] with each navigator on its own thread and its own share of `envs` (at
     /// least one each): the same episodes and updates, as navigators share nothing.
     #[cfg(not(target_family = "wasm"))]
-    pub fn step_parallel<E: Environment + Send>(&mut self, envs: &mut [E]) -> Result<PopIteration, String> {
+    pub fn step_parallel<E: Env + Send>(&mut self, envs: &mut [E]) -> Result<PopIteration, String> {
         let n = self.population.len();
         if n == 1 || envs.len() < n {
             return crate::util::block_on(self.step(envs));

@@ -10,8 +10,9 @@ use serde::{Deserialize, Serialize};
 use super::agent::{Decision, DomQNetAgent, UpdateStats};
 use super::features::Encoded;
 use super::vocab::Vocabs;
-use crate::env::{EnvError, Environment, Observation, STEP_LIMIT_REASON, Step, TaskSpec};
+use crate::env::{EnvError, Observation, STEP_LIMIT_REASON, Step};
 use crate::runner::{EpisodeResult, RunStats};
+use crate::task::{Env, TaskSpec};
 
 /// A task counts as solved once the success rate over its last 100 episodes reaches 90%.
 pub const SOLVE_RATE: f64 = 0.9;
@@ -200,7 +201,7 @@ impl Trainer {
 
     /// Trains until `until_frames` environment steps (all tasks together) have been taken, or
     /// `on_event` says stop. One environment per task.
-    pub async fn run<E: Environment>(
+    pub async fn run<E: Env>(
         &mut self,
         agent: &mut DomQNetAgent,
         envs: &mut [E],
@@ -323,7 +324,7 @@ impl Trainer {
 
 /// Trains `agent` on `tasks` (one environment each) until `total_frames` environment steps have
 /// been taken over all tasks, or `on_event` says stop. Returns each task's progress.
-pub async fn train<E: Environment>(
+pub async fn train<E: Env>(
     agent: &mut DomQNetAgent,
     envs: &mut [E],
     tasks: &[TaskSpec],
@@ -338,13 +339,7 @@ pub async fn train<E: Environment>(
 
 /// Greedy evaluation (noise off): success rate of `episodes` episodes from seed `seed` on, each
 /// under the rules of a [`GreedyEpisode`].
-pub async fn evaluate<E: Environment>(
-    agent: &mut DomQNetAgent,
-    env: &mut E,
-    task: &TaskSpec,
-    episodes: u32,
-    seed: u32,
-) -> Result<RunStats, EnvError> {
+pub async fn evaluate<E: Env>(agent: &mut DomQNetAgent, env: &mut E, task: &TaskSpec, episodes: u32, seed: u32) -> Result<RunStats, EnvError> {
     let mut stats = RunStats::default();
     for e in 0..episodes {
         stats.record(&greedy_episode(agent, env, task, seed.wrapping_add(e)).await?);
@@ -352,7 +347,7 @@ pub async fn evaluate<E: Environment>(
     Ok(stats)
 }
 
-async fn greedy_episode<E: Environment>(agent: &mut DomQNetAgent, env: &mut E, task: &TaskSpec, ep_seed: u32) -> Result<EpisodeResult, EnvError> {
+async fn greedy_episode<E: Env>(agent: &mut DomQNetAgent, env: &mut E, task: &TaskSpec, ep_seed: u32) -> Result<EpisodeResult, EnvError> {
     let mut obs = env.reset(task, ep_seed).await?;
     let mut episode = GreedyEpisode::begin(agent, ep_seed);
     loop {
@@ -448,6 +443,7 @@ mod tests {
 
     use super::*;
     use crate::dom_q_net::DqnConfig;
+    use crate::env::Environment;
     use crate::env::{Action, Observation};
     use crate::sim::SimEnv;
     use crate::util::block_on;
@@ -466,7 +462,7 @@ mod tests {
         log: Rc<RefCell<Vec<Call>>>,
     }
 
-    impl Environment for Logged {
+    impl crate::env::Environment<crate::task::GeneratedSite> for Logged {
         async fn reset(&mut self, task: &TaskSpec, seed: u32) -> Result<Observation, EnvError> {
             self.log.borrow_mut().push(Call::Reset { task: self.task, seed });
             self.inner.reset(task, seed).await
@@ -483,7 +479,7 @@ mod tests {
         steps: u32,
     }
 
-    impl Environment for Endless {
+    impl crate::env::Environment<crate::task::GeneratedSite> for Endless {
         async fn reset(&mut self, _: &TaskSpec, _: u32) -> Result<Observation, EnvError> {
             Ok(self.obs.clone())
         }
@@ -612,7 +608,7 @@ mod tests {
         steps: u32,
     }
 
-    impl Environment for NanReward {
+    impl crate::env::Environment<crate::task::GeneratedSite> for NanReward {
         async fn reset(&mut self, task: &TaskSpec, seed: u32) -> Result<Observation, EnvError> {
             self.inner.reset(task, seed).await
         }

@@ -10,8 +10,8 @@ use super::{Action, EnvError, Observation, Step};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
-pub enum EnvRequest {
-    Reset { task: usize, spec: TaskSpec, seed: u32 },
+pub enum EnvRequest<S> {
+    Reset { task: usize, spec: TaskSpec<S>, seed: u32 },
     Step { task: usize, action: Action },
 }
 
@@ -23,7 +23,7 @@ pub enum EnvReply {
     Error(EnvError),
 }
 
-impl EnvRequest {
+impl<S> EnvRequest<S> {
     /// The task page the request is for.
     pub fn page(&self) -> usize {
         match self {
@@ -43,7 +43,7 @@ impl EnvRequest {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    type EnvRequest = super::EnvRequest<serde_json::Map<String, serde_json::Value>>;
 
     #[test]
     fn a_reset_names_a_page_the_lab_opens_and_nothing_else() {

@@ -89,7 +89,7 @@ pub fn miniwob_task(name: &str) -> Option<&'static MiniwobTask> {
     miniwob_tasks().iter().find(|t| t.name == name)
 }
 
-impl TaskSpec {
+impl<S> TaskSpec<S> {
     /// A real MiniWoB++ task, by its page's name; an unknown name is an error.
     pub fn miniwob(name: &str) -> Result<Self, EnvError> {
         miniwob_task(name)
@@ -140,6 +140,7 @@ pub fn is_miniwob_base(base_url: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    type TaskSpec = super::TaskSpec<serde_json::Map<String, serde_json::Value>>;
     use crate::env::builtin_task;
 
     #[test]

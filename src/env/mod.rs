@@ -77,11 +77,13 @@ impl Step {
 /// A task environment. Implementations keep the guarantees documented on [`Action`] and
 /// [`Observation`]: refs are stable within an episode, and an action after the episode ended is
 /// refused with [`EnvError::EpisodeDone`] without reaching the page.
+/// `S` is what the generated sites it may be asked for are made from (see [`TaskSpec`]); an
+/// environment that has no generated sites takes any `S` and refuses them.
 #[allow(async_fn_in_trait)]
-pub trait Environment {
+pub trait Environment<S> {
     /// Starts a new episode of `task` with `seed`; the same seed gives the same instruction and
     /// the same page.
-    async fn reset(&mut self, task: &TaskSpec, seed: u32) -> Result<Observation, EnvError>;
+    async fn reset(&mut self, task: &TaskSpec<S>, seed: u32) -> Result<Observation, EnvError>;
     /// Performs one action in the running episode.
     async fn step(&mut self, action: &Action) -> Result<Step, EnvError>;
 }

@@ -1,12 +1,13 @@
 //! Which page an episode runs on: the lab's own tasks, a same-origin folder of MiniWoB-style
-//! pages, or a page given as HTML.
+//! pages, a page given as HTML, or a site a world generates from data. The last is generic
+//! (`S`, the world's description of a site): this module carries it and checks its label, and
+//! knows no world; `crate::task` names the lab's (gMiniWoB's generated sites).
 
 use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
 use super::error::EnvError;
-use crate::gminiwob::{Design, RewardConfig, Values};
 
 /// Difficulty classes as DOM-Q-Net's appendix 6.4 defines them by training budget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -50,7 +51,7 @@ pub fn embedded_files() -> &'static [(&'static str, &'static str)] {
     generated::FILES
 }
 
-pub(super) fn embedded(path: &str) -> Option<&'static str> {
+pub(crate) fn embedded(path: &str) -> Option<&'static str> {
     embedded_files().iter().find(|(p, _)| *p == path).map(|(_, c)| *c)
 }
 
@@ -67,10 +68,11 @@ pub fn builtin_task(name: &str) -> Option<&'static TaskInfo> {
     builtin_tasks().iter().find(|t| t.name == name)
 }
 
-/// Where the page of a task comes from.
+/// Where the page of a task comes from. `S` is what a generated site is made from (for the lab,
+/// `gminiwob::GeneratedSite`: a design, its values and reward; see `crate::task::TaskSpec`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "source", rename_all = "snake_case")]
-pub enum TaskSpec {
+pub enum TaskSpec<S> {
     /// `tasks/<name>.html`, served beside the app.
     Builtin { name: String },
     /// `<base_url>/<name>.html` on the app's origin, e.g. a MiniWoB++ `html/miniwob/` folder.
@@ -78,17 +80,13 @@ pub enum TaskSpec {
     /// A page given as HTML, rendered through `srcdoc` (tests, tools). Never accepted from links
     /// or files: it would run its scripts in the lab's origin.
     Inline { name: String, html: String },
-    /// A gMiniWoB site generated from a design (data only: the lab renders it on its own
-    /// `tasks/gminiwob.html` page). `name` is a label for people (e.g. `shopping-3`).
+    /// A site generated from data (never HTML: the world that reads `site` renders it; its
+    /// fields sit beside `name` in the serialised form). `name` is a label for people (e.g.
+    /// `shopping-3`).
     Generated {
         name: String,
-        design: Design,
-        /// Where the profile's values come from.
-        #[serde(default)]
-        values: Values,
-        /// The reward's constants (the papers' by default).
-        #[serde(default)]
-        reward: RewardConfig,
+        #[serde(flatten)]
+        site: S,
     },
 }
 
@@ -163,13 +161,6 @@ pub fn shown(s: &str) -> String {
     out
 }
 
-/// The page every generated site is shown on: `tasks/gminiwob.html` with the core inlined, so it
-/// needs no server and runs same-origin through `srcdoc`.
-pub fn generated_page() -> &'static str {
-    static PAGE: OnceLock<String> = OnceLock::new();
-    PAGE.get_or_init(|| inline_core(embedded("gminiwob.html").expect("tasks/gminiwob.html")))
-}
-
 /// What is wrong with `name` as a generated site's name (1 to [`MAX_SITE_NAME`] letters, digits,
 /// spaces, `-`, `_`, `.` or `×`), in words for the person who typed it; `None` when it is fine.
 pub fn site_name_problem(name: &str) -> Option<String> {
@@ -184,7 +175,7 @@ pub fn site_name_problem(name: &str) -> Option<String> {
     }
 }
 
-impl TaskSpec {
+impl<S> TaskSpec<S> {
     /// One of the lab's own tasks; an unknown name is an error.
     pub fn builtin(name: &str) -> Result<Self, EnvError> {
         builtin_task(name).map(|t| TaskSpec::Builtin { name: t.name.clone() }).ok_or_else(|| EnvError::UnknownTask(name.to_string()))
@@ -206,9 +197,9 @@ impl TaskSpec {
         Ok(TaskSpec::Inline { name: name.to_string(), html: inline_core(html) })
     }
 
-    /// A generated site from `design`, with the default values and reward.
-    pub fn generated(name: &str, design: Design) -> Result<Self, EnvError> {
-        let spec = TaskSpec::Generated { name: name.to_string(), design, values: Values::default(), reward: RewardConfig::default() };
+    /// A generated site made from `site`, under a checked label.
+    pub fn generated_from(name: &str, site: S) -> Result<Self, EnvError> {
+        let spec = TaskSpec::Generated { name: name.to_string(), site };
         spec.check_generated_name()?;
         Ok(spec)
     }
@@ -242,7 +233,7 @@ impl TaskSpec {
     /// store, so nothing but the person's own typing adds to them.
     pub fn check_untrusted_with(&self, typed: &[String]) -> Result<(), EnvError> {
         match self {
-            TaskSpec::Builtin { name } => TaskSpec::builtin(name).map(|_| ()),
+            TaskSpec::Builtin { name } => Self::builtin(name).map(|_| ()),
             TaskSpec::External { base_url, name } => {
                 check_page_name(name)?;
                 let folder = plain_folder(base_url).map_err(|why| EnvError::RefusedTask(format!("its folder \"{}\" {why}", shown(base_url))))?;
@@ -270,10 +261,10 @@ impl TaskSpec {
         }
     }
 
-    /// The design of a generated site.
-    pub fn design(&self) -> Option<&Design> {
+    /// What a generated site is made from.
+    pub fn site(&self) -> Option<&S> {
         match self {
-            TaskSpec::Generated { design, .. } => Some(design),
+            TaskSpec::Generated { site, .. } => Some(site),
             _ => None,
         }
     }
@@ -314,6 +305,8 @@ pub fn inline_core(html: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    // A world's site as data for these tests: any JSON object.
+    type TaskSpec = super::TaskSpec<serde_json::Map<String, serde_json::Value>>;
 
     #[test]
     fn a_site_name_problem_is_named_in_words() {
@@ -322,7 +315,9 @@ mod tests {
         assert_eq!(site_name_problem("Café 2"), None, "letters of any script");
         assert_eq!(site_name_problem("  "), Some("Give the site a name.".into()));
         assert!(site_name_problem(&"x".repeat(MAX_SITE_NAME + 1)).unwrap().contains("at most 60"));
-        assert!(TaskSpec::generated("a<b", Design::from_entries(Some(1), &[]).unwrap()).is_err());
+        assert!(TaskSpec::generated_from("a<b", Default::default()).is_err());
+        assert!(TaskSpec::generated_from("<img onerror>", Default::default()).is_err());
+        assert!(TaskSpec::generated_from(&"x".repeat(61), Default::default()).is_err());
     }
 
     #[test]
@@ -410,7 +405,7 @@ mod tests {
         // A whole page never, a generated site with a plain label.
         let inline = TaskSpec::Inline { name: "x".into(), html: "<script>alert(1)</script>".into() };
         assert!(refused(&inline).contains("whole page"));
-        let site = TaskSpec::generated("shopping-3", crate::gminiwob::test_sites::test_site("shopping", 3).unwrap()).unwrap();
+        let site = TaskSpec::generated_from("shopping-3", Default::default()).unwrap();
         assert_eq!(ok(&site), Ok(()));
         // A folder the person typed opens in their tab (either spelling), and only it.
         let typed = vec!["/my-tasks/".to_string()];
@@ -421,20 +416,13 @@ mod tests {
     }
 
     #[test]
-    fn generated_specs_carry_a_checked_design() {
-        let json = r#"{"source":"generated","name":"login-0","design":{"number_of_pages":1,"action":[39,34,38],"action_page":[0,0,0]}}"#;
+    fn a_generated_site_is_data_beside_its_label() {
+        let json = r#"{"source":"generated","name":"login-0","design":{"action":[39]}}"#;
         let spec: TaskSpec = serde_json::from_str(json).unwrap();
         assert_eq!(spec.name(), "login-0");
-        assert_eq!(spec.design().unwrap().placed().len(), 3);
+        assert_eq!(spec.site().unwrap()["design"]["action"][0], 39);
         assert!(spec.page_url().is_none() && spec.info().is_none());
-        let TaskSpec::Generated { values, reward, .. } = &spec else { panic!() };
-        assert_eq!((*values, *reward), (Values::default(), RewardConfig::default()));
-        // A design that does not validate, or HTML where a design belongs, does not load.
-        assert!(serde_json::from_str::<TaskSpec>(&json.replace("39,", "99,")).is_err());
-        assert!(serde_json::from_str::<TaskSpec>(r#"{"source":"generated","name":"x","design":"<script>"}"#).is_err());
-        assert!(TaskSpec::generated("<img onerror>", Design::from_entries(None, &[]).unwrap()).is_err());
-        assert!(TaskSpec::generated(&"x".repeat(61), Design::from_entries(None, &[]).unwrap()).is_err());
-        assert!(generated_page().contains("Math.seedrandom = function") && generated_page().contains("GMINIWOB_SITE"));
+        assert_eq!(serde_json::to_string(&spec).unwrap(), json);
     }
 
     #[test]

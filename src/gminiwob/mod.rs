@@ -12,6 +12,7 @@
 //! - [`layout`]: every element's box, in integer pixels (no box depends on the browser's fonts);
 //! - [`reward`]: the papers' potential-based reward;
 //! - [`test_sites`]: the 5 test sites × 4 difficulty levels, and the random-design generator;
+//! - [`task`]: a generated site as a task (`env::TaskSpec::Generated`'s data) and its page;
 //! - [`sim`]: a native simulator of a rendered site, whose observations and rewards equal the
 //!   live page's (`tests/web_gminiwob_sim.rs` checks it).
 //!
@@ -25,6 +26,7 @@ pub mod profile;
 pub mod reward;
 pub mod sim;
 pub mod site;
+pub mod task;
 pub mod test_sites;
 
 pub use design::{Design, DesignError, Placed};
@@ -33,3 +35,4 @@ pub use profile::Values;
 pub use reward::{FieldState, RewardConfig, Shaper};
 pub use sim::SiteSim;
 pub use site::{FieldKind, Site, SiteField, render};
+pub use task::GeneratedSite;

@@ -39,11 +39,13 @@ use std::collections::HashMap;
 use super::layout::Bounds;
 use super::reward::{FieldState, Shaper, dom_changed, field_correct, potential};
 use super::site::{Element, Site, Tree, render};
-use super::{Design, RewardConfig, Values};
+use super::{Design, GeneratedSite, RewardConfig, Values};
 use crate::env::{
     Action, DomGraph, DomNode, EnvError, Environment, EpisodeGuard, Instruction, NodeRef, NodeValue, Observation, Rect, STEP_LIMIT_REASON, Step,
-    TaskSpec,
 };
+
+/// The lab's task spec, seen from here (gMiniWoB's generated sites are this world's).
+type TaskSpec = crate::env::TaskSpec<GeneratedSite>;
 
 /// What changes on an element while the site is used.
 #[derive(Clone, Debug, Default)]
@@ -158,7 +160,7 @@ impl SiteSim {
     /// The site of a generated task (`TaskSpec::Generated`) for `seed`.
     pub fn from_task(task: &TaskSpec, seed: u32) -> Result<Self, EnvError> {
         match task {
-            TaskSpec::Generated { design, values, reward, .. } => Ok(SiteSim::new(design.clone(), seed, *values, *reward)),
+            TaskSpec::Generated { site, .. } => Ok(SiteSim::new(site.design.clone(), seed, site.values, site.reward)),
             other => Err(EnvError::UnknownTask(format!("{} (the site simulator runs generated sites only)", other.name()))),
         }
     }
@@ -716,10 +718,10 @@ impl SiteSim {
     }
 }
 
-impl Environment for SiteSim {
+impl Environment<GeneratedSite> for SiteSim {
     /// Renders the generated site of `task` (any other task is refused) and starts an episode.
     async fn reset(&mut self, task: &TaskSpec, seed: u32) -> Result<Observation, EnvError> {
-        let TaskSpec::Generated { design, values, reward, .. } = task else {
+        let TaskSpec::Generated { site: GeneratedSite { design, values, reward }, .. } = task else {
             return Err(EnvError::UnknownTask(format!("{} (the site simulator runs generated sites only)", task.name())));
         };
         self.design = design.clone();

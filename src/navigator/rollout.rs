@@ -12,8 +12,9 @@ use serde::{Deserialize, Serialize};
 
 use super::agent::{Navigator, Transition};
 use super::features::{EpisodeMemory, NavAction, NavState};
-use crate::env::{Environment, Observation, Step, TaskSpec};
+use crate::env::{Observation, Step};
 use crate::rng::Rng;
+use crate::task::{Env, TaskSpec};
 
 /// How one episode went.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -91,7 +92,7 @@ struct Slot {
 /// unless `greedy`; new tokens join the vocabulary only while `grow`, in the order the episodes'
 /// states are read (job order within a step). Results come back in job order. The navigator's
 /// counters are not touched (the training loop counts what it learns from).
-pub async fn play<E: Environment>(envs: &mut [E], nav: &mut Navigator, jobs: &[Job<'_>], greedy: bool, grow: bool) -> Result<Vec<Played>, String> {
+pub async fn play<E: Env>(envs: &mut [E], nav: &mut Navigator, jobs: &[Job<'_>], greedy: bool, grow: bool) -> Result<Vec<Played>, String> {
     assert!(!envs.is_empty() || jobs.is_empty(), "episodes need an environment");
     // ε of the DQN head's exploration is held for the whole call, so it does not depend on how
     // the episodes interleave.
@@ -145,7 +146,7 @@ pub async fn play<E: Environment>(envs: &mut [E], nav: &mut Navigator, jobs: &[J
     Ok(done.into_iter().map(|p| p.expect("every job was played")).collect())
 }
 
-async fn start<E: Environment>(env: &mut E, jobs: &[Job<'_>], job: usize) -> Result<Slot, String> {
+async fn start<E: Env>(env: &mut E, jobs: &[Job<'_>], job: usize) -> Result<Slot, String> {
     let j = &jobs[job];
     let obs = env.reset(j.task, j.seed).await.map_err(|e| e.to_string())?;
     let episode = Episode { seed: j.seed, steps: 0, ret: 0.0, discounted: 0.0, raw_reward: 0.0, reason: None };

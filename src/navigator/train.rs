@@ -18,16 +18,16 @@ use serde::{Deserialize, Serialize};
 
 use super::agent::{Navigator, Transition};
 use super::rollout::{Job, play};
-use crate::env::{Environment, TaskSpec};
 use crate::gminiwob::sim::SiteSim;
 use crate::gminiwob::test_sites::{LEVELS, TEST_SITES, test_site};
 use crate::gminiwob::{Design, RewardConfig, Values};
+use crate::task::{Env, TaskSpec};
 
 pub use super::rollout::{Episode, NOTHING_OPEN};
 
 /// Plays one episode of `task` with `seed`: sampling unless `greedy`; new tokens join the
 /// vocabulary only while `grow`.
-pub async fn rollout<E: Environment>(
+pub async fn rollout<E: Env>(
     env: &mut E,
     nav: &mut Navigator,
     task: &TaskSpec,
@@ -43,7 +43,7 @@ pub async fn rollout<E: Environment>(
 
 /// A generated site as a task (the papers' reward, realistic values).
 pub fn site_task(name: &str, design: Design) -> TaskSpec {
-    TaskSpec::Generated { name: name.to_string(), design, values: Values::default(), reward: RewardConfig::default() }
+    TaskSpec::Generated { name: name.to_string(), site: design.into() }
 }
 
 /// Greedy results of `nav` on `task` for `seeds`.
@@ -63,12 +63,7 @@ impl Judged {
 
 /// Judges `nav` greedily on `task` for every seed in `seeds`, without learning or growing its
 /// vocabulary (unseen tokens read as `<unk>`), the episodes side by side on `envs`.
-pub async fn judge<E: Environment>(
-    envs: &mut [E],
-    nav: &mut Navigator,
-    task: &TaskSpec,
-    seeds: impl IntoIterator<Item = u32>,
-) -> Result<Judged, String> {
+pub async fn judge<E: Env>(envs: &mut [E], nav: &mut Navigator, task: &TaskSpec, seeds: impl IntoIterator<Item = u32>) -> Result<Judged, String> {
     let jobs: Vec<Job> = seeds.into_iter().map(|seed| Job { task, seed, stream: crate::rng::Rng::new(0) }).collect();
     let mut j = Judged::default();
     for p in play(envs, nav, &jobs, true, false).await? {

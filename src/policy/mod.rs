@@ -6,8 +6,9 @@ pub mod oracle;
 use crate::env::action::SCROLL_STEP;
 use crate::env::key::DEFAULT_ALLOWED_KEYS;
 use crate::env::miniwob::Interaction;
-use crate::env::{Action, Observation, Point, TaskSpec};
+use crate::env::{Action, Observation, Point};
 use crate::rng::Rng;
+use crate::task::TaskSpec;
 
 /// Chooses the next action from an observation; `None` means it has nothing to do.
 pub trait Policy {

@@ -90,9 +90,7 @@ impl GeneratorSpec {
     pub fn check(&self) -> Result<(), String> {
         match self {
             GeneratorSpec::Site { name, design } => {
-                crate::env::TaskSpec::Generated { name: name.clone(), design: design.clone(), values: Default::default(), reward: Default::default() }
-                    .check_generated_name()
-                    .map_err(|e| e.to_string())
+                crate::task::TaskSpec::Generated { name: name.clone(), site: design.clone().into() }.check_generated_name().map_err(|e| e.to_string())
             }
             GeneratorSpec::Adversary { config, .. } => {
                 self.objective_config().expect("an adversary").validate()?;

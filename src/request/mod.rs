@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::dom_q_net::DqnConfig;
 use crate::dom_q_net::replay::StoredTransition;
 use crate::dom_q_net::train::TrainerState;
-use crate::env::TaskSpec;
+use crate::task::TaskSpec;
 
 pub use generator::GeneratorSpec;
 

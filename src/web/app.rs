@@ -18,12 +18,13 @@ use crate::demo::{Demonstration, replay};
 use crate::dom_q_net::checkpoint::Checkpoint;
 use crate::dom_q_net::train::{GreedyEpisode, held_out_seed};
 use crate::dom_q_net::{DomQNetAgent, DqnConfig, QView};
-use crate::env::{Action, EnvConfig, EnvError, Environment, Observation, TaskSpec, builtin_tasks};
+use crate::env::{Action, EnvConfig, EnvError, Environment, Observation, builtin_tasks};
 use crate::policy::gminiwob::{SiteOracle, SiteRandom};
 use crate::policy::oracle::{Script, scripted_for};
 use crate::policy::{Policy, RandomPolicy};
 use crate::runner::{EpisodeResult, RunStats, run_episode};
 use crate::share::ShareState;
+use crate::task::TaskSpec;
 
 use super::remote::to_js;
 

@@ -7,7 +7,7 @@ use super::app::Lab;
 use super::remote::to_js;
 use crate::adversary::{AdversaryConfig, Objective, ObjectiveConfig};
 use crate::curriculum::train::LoopConfig;
-use crate::env::task::generated_page;
+use crate::gminiwob::task::generated_page;
 use crate::gminiwob::{Design, Values, render};
 
 #[wasm_bindgen]

@@ -11,10 +11,10 @@ use super::reader::DomReader;
 use super::util::sleep;
 use crate::env::{
     Action, EnvConfig, EnvError, Environment, EpisodeGuard, Field, FreshPage, Instruction, Observation, ObservationMeta, STEP_LIMIT_REASON, Step,
-    TaskSpec,
 };
 use crate::gminiwob::reward::dom_changed;
 use crate::gminiwob::{Shaper, Site};
+use crate::task::{GeneratedSite, TaskSpec};
 
 /// The running episode's generated site, with what its reward needs between steps.
 struct Generated {
@@ -117,13 +117,13 @@ impl IframeEnv {
     }
 }
 
-impl Environment for IframeEnv {
+impl Environment<GeneratedSite> for IframeEnv {
     async fn reset(&mut self, task: &TaskSpec, seed: u32) -> Result<Observation, EnvError> {
         self.guard.finish();
         self.generated = None;
         // A generated site is rendered here, from its design and the seed, and handed to the page.
         let generated = match task {
-            TaskSpec::Generated { design, values, reward, .. } => Some((crate::gminiwob::render(design, seed, *values), Shaper::new(*reward))),
+            TaskSpec::Generated { site, .. } => Some((crate::gminiwob::render(&site.design, seed, site.values), Shaper::new(site.reward))),
             _ => None,
         };
         self.frame.ensure_loaded(task, &self.cfg).await?;

@@ -6,7 +6,8 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{Document, Element, HtmlIFrameElement, Window};
 
 use super::util::{as_object, call, get, is_function, js_message, now_ms, set, sleep, wait_event, window};
-use crate::env::{EnvConfig, EnvError, Settle, TaskSpec};
+use crate::env::{EnvConfig, EnvError, Settle};
+use crate::task::TaskSpec;
 
 /// Expando set on a clicked node: the episode epoch in which it was clicked.
 pub const TAMPER_KEY: &str = "__weblabTampered";
@@ -115,7 +116,7 @@ impl TaskFrame {
     async fn load(&mut self, spec: &TaskSpec, key: String, url: String, cfg: &EnvConfig) -> Result<(), EnvError> {
         let inline = match spec {
             TaskSpec::Inline { html, .. } => Some(html.as_str()),
-            TaskSpec::Generated { .. } => Some(crate::env::task::generated_page()),
+            TaskSpec::Generated { .. } => Some(crate::gminiwob::task::generated_page()),
             _ => None,
         };
         if let Some(html) = inline {

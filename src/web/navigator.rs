@@ -15,10 +15,11 @@ use wasm_bindgen_futures::future_to_promise;
 
 use super::app::{AgentRun, Lab, js_err, parse_task};
 use super::remote::to_js;
-use crate::env::{Action, EnvError, Environment, Observation, Rect, Step, TaskSpec};
+use crate::env::{Action, EnvError, Environment, Observation, Rect, Step};
 use crate::navigator::train::{Episode, JUDGE_SEEDS_FROM, NOTHING_OPEN, judge, rollout};
 use crate::navigator::{EpisodeMemory, NavAction, Navigator, NavigatorConfig};
 use crate::runner::EpisodeResult;
+use crate::task::TaskSpec;
 
 /// The sites a person watches a navigator on use seeds from here (`WATCH_SEEDS_FROM + n` for the
 /// seed box's n): training episodes count up from 0 and judging starts at `JUDGE_SEEDS_FROM`

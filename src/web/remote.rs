@@ -8,9 +8,11 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
 use super::util::js_message;
-use crate::env::{Action, EnvError, Environment, Observation, Step, TaskSpec};
+use crate::env::{Action, EnvError, Environment, Observation, Step};
+use crate::task::{GeneratedSite, TaskSpec};
 
-pub use crate::env::messages::{EnvReply, EnvRequest};
+pub use crate::env::messages::EnvReply;
+pub use crate::task::EnvRequest;
 
 #[wasm_bindgen]
 extern "C" {
@@ -37,7 +39,7 @@ impl RemoteEnv {
     }
 }
 
-impl Environment for RemoteEnv {
+impl Environment<GeneratedSite> for RemoteEnv {
     async fn reset(&mut self, task: &TaskSpec, seed: u32) -> Result<Observation, EnvError> {
         match self.call(EnvRequest::Reset { task: self.task, spec: task.clone(), seed }).await? {
             EnvReply::Observation(o) => Ok(o),

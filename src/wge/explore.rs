@@ -5,7 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::env::{Action, EnvError, Environment, NodeRef, Observation, STEP_LIMIT_REASON, TaskSpec};
+use crate::env::{Action, EnvError, NodeRef, Observation, STEP_LIMIT_REASON};
+use crate::task::{Env, TaskSpec};
 
 use super::policy::{Decision, Mode, ProgramChoice, StopReason, WorkflowPolicy};
 
@@ -92,7 +93,7 @@ impl WorkflowEpisode {
 /// Runs one episode of `task` with `seed`: reset, then workflow-policy actions until the page
 /// ends the episode, the policy stops, or `policy.config.max_steps` actions were taken.
 /// Does not learn; see [`train_episode`].
-pub async fn run_episode<E: Environment>(
+pub async fn run_episode<E: Env>(
     env: &mut E,
     policy: &mut WorkflowPolicy,
     task: &TaskSpec,
@@ -160,12 +161,7 @@ pub async fn run_episode<E: Environment>(
 }
 
 /// One training episode: explore with the workflow policy, then update it from the episode.
-pub async fn train_episode<E: Environment>(
-    env: &mut E,
-    policy: &mut WorkflowPolicy,
-    task: &TaskSpec,
-    seed: u32,
-) -> Result<WorkflowEpisode, EnvError> {
+pub async fn train_episode<E: Env>(env: &mut E, policy: &mut WorkflowPolicy, task: &TaskSpec, seed: u32) -> Result<WorkflowEpisode, EnvError> {
     let episode = run_episode(env, policy, task, seed, Mode::Explore).await?;
     policy.update(&episode);
     Ok(episode)

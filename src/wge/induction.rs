@@ -482,8 +482,9 @@ fn programs_for(env: &ExecutionEnv, action: &Action, config: &InductionConfig, c
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::env::{Environment, TaskSpec};
+    use crate::env::Environment;
     use crate::sim::SimEnv;
+    use crate::task::TaskSpec;
     use crate::util::block_on;
     use crate::wge::demo_import::import_wge_demo;
 

@@ -9,13 +9,14 @@ use burn::module::{Module, ModuleVisitor, Param};
 use burn::optim::GradientsParams;
 use burn::prelude::*;
 
-use crate::env::{Action, Environment, Observation, TaskSpec};
+use crate::env::{Action, Observation};
 use crate::learn::adam::Adam;
 use crate::learn::checkpoint::{self, CheckpointError, Kind, Precision};
 use crate::learn::init::{read, seeded};
 use crate::learn::vocab::Vocab;
 use crate::learn::{Agent, Counters};
 use crate::rng::Rng;
+use crate::task::{Env, TaskSpec};
 
 use super::domnet::{DomNet, DomNetAction, DomNetInput, DomNetOut, DomNetVocabs, featurize, log_prob};
 use super::domnet_config::{Baseline, NeuralConfig};
@@ -231,7 +232,7 @@ impl NeuralPolicy {
     /// Runs one episode with the neural policy (sampled, or greedy for evaluation), stepping the
     /// page until it ends or `max_episode_steps` pass. Returns the episode with its raw reward as
     /// the return (an episode cut by the cap returns 0).
-    pub async fn run_episode<E: Environment>(&mut self, env: &mut E, task: &TaskSpec, seed: u32, greedy: bool) -> Result<ReplayEpisode, String> {
+    pub async fn run_episode<E: Env>(&mut self, env: &mut E, task: &TaskSpec, seed: u32, greedy: bool) -> Result<ReplayEpisode, String> {
         let mut obs = env.reset(task, seed).await.map_err(|e| e.to_string())?;
         let mut steps = Vec::new();
         let mut ret = 0.0;
@@ -250,7 +251,7 @@ impl NeuralPolicy {
 
     /// On-policy training: one sampled episode, its REINFORCE update, and the episode to the
     /// replay when it succeeded. Returns the episode's return and the update's stats.
-    pub async fn train_on_policy<E: Environment>(&mut self, env: &mut E, task: &TaskSpec, seed: u32) -> Result<(f64, Option<UpdateStats>), String> {
+    pub async fn train_on_policy<E: Env>(&mut self, env: &mut E, task: &TaskSpec, seed: u32) -> Result<(f64, Option<UpdateStats>), String> {
         let ep = self.run_episode(env, task, seed, false).await?;
         self.counters.episodes += 1;
         self.counters.env_steps += ep.steps.len() as u64;
@@ -261,7 +262,7 @@ impl NeuralPolicy {
     }
 
     /// The greedy policy's success rate (raw reward 1) over `seeds`.
-    pub async fn evaluate<E: Environment>(&mut self, env: &mut E, task: &TaskSpec, seeds: impl Iterator<Item = u32>) -> Result<f64, String> {
+    pub async fn evaluate<E: Env>(&mut self, env: &mut E, task: &TaskSpec, seeds: impl Iterator<Item = u32>) -> Result<f64, String> {
         let (mut wins, mut n) = (0, 0);
         for seed in seeds {
             wins += crate::env::is_success(self.run_episode(env, task, seed, true).await?.ret) as u32;
@@ -365,6 +366,7 @@ impl Agent for NeuralPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::env::Environment;
     use crate::env::{Field, Instruction};
     use crate::policy::Policy;
     use crate::sim::{SIM_TASKS, SimEnv, SimOracle};

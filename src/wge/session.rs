@@ -7,8 +7,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::demo::{DemoStep, MAX_DEMO_BYTES};
-use crate::env::{Observation, TaskSpec};
+use crate::env::Observation;
 use crate::share::{WgeEvent, WgeTimed};
+use crate::task::TaskSpec;
 use crate::wge::config::WgeConfig;
 use crate::wge::demo_import::check_demo_size;
 use crate::wge::induction::{InductionConfig, WorkflowLattice, induce};

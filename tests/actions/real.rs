@@ -6,7 +6,8 @@
 use crate::common::new_frame;
 use wasm_bindgen_test::*;
 use weblab::env::action::SCROLL_STEP;
-use weblab::env::{Action, DomNode, EnvConfig, Environment, Observation, Step, TaskSpec};
+use weblab::env::{Action, DomNode, EnvConfig, Environment, Observation, Step};
+use weblab::task::TaskSpec;
 use weblab::web::IframeEnv;
 
 async fn real(name: &str, seed: u32) -> (IframeEnv, Observation) {

@@ -3,8 +3,8 @@
 
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::HtmlIFrameElement;
-use weblab::env::TaskSpec;
 use weblab::env::task::inline_core;
+use weblab::task::TaskSpec;
 
 /// A fresh iframe in the test page, big enough for the largest task.
 pub fn new_frame() -> HtmlIFrameElement {

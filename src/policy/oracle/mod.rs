@@ -20,7 +20,8 @@ mod inbox_social;
 
 pub use forms::thesaurus_covers;
 
-use crate::env::{Action, DomNode, Observation, TaskSpec};
+use crate::env::{Action, DomNode, Observation};
+use crate::task::TaskSpec;
 
 use super::Policy;
 

@@ -9,10 +9,11 @@ use wasm_bindgen::prelude::*;
 
 use super::super::remote::{RemoteEnv, to_js};
 use super::super::util::sleep;
-use crate::env::{EnvError, Environment, Observation, Step, TaskSpec};
+use crate::env::{EnvError, Environment, Observation, Step};
 use crate::learn::Agent;
 use crate::learn::checkpoint::Precision;
 use crate::request::SNAPSHOT_SCHEMA;
+use crate::task::{GeneratedSite, TaskSpec};
 
 #[wasm_bindgen]
 extern "C" {
@@ -69,7 +70,7 @@ impl Watched {
     }
 }
 
-impl Environment for Watched {
+impl Environment<GeneratedSite> for Watched {
     async fn reset(&mut self, task: &TaskSpec, seed: u32) -> Result<Observation, EnvError> {
         let r = self.env.reset(task, seed).await;
         if let Err(e) = &r {

@@ -27,7 +27,8 @@ use super::util::{as_element, as_html_tag, call, now_ms};
 use crate::demo::{DEMO_FORMAT, DemoStep, Demonstration};
 use crate::env::action::MAX_WAIT_MS;
 use crate::env::miniwob::Interaction;
-use crate::env::{Action, NodeRef, Observation, TaskSpec};
+use crate::env::{Action, NodeRef, Observation};
+use crate::task::TaskSpec;
 
 /// Access to the environment the recording runs on (it lives in the lab's slot).
 pub type EnvCell = Rc<RefCell<Vec<Option<IframeEnv>>>>;

@@ -16,7 +16,7 @@ use super::IframeEnv;
 use super::app::{Lab, Slots, js_err};
 use super::remote::to_js;
 use crate::demo::{DemoStep, Demonstration};
-use crate::env::{EnvConfig, Environment, TaskSpec};
+use crate::env::{EnvConfig, Environment};
 use crate::learn::Agent;
 use crate::learn::checkpoint::{FNV_START, Precision, fnv1a_on};
 use crate::policy::Policy;
@@ -24,6 +24,7 @@ use crate::policy::oracle::{Script, scripted};
 use crate::share::{
     DemoMaker, MAX_WGE_DEMOS, MAX_WGE_EPISODES, MAX_WGE_EVENTS, Replay, SHARE_VERSION, ShareState, SharedDemo, WgeEvent, WgeRecipe, WgeResult,
 };
+use crate::task::{Env, TaskSpec};
 use crate::wge::config::WgeConfig;
 use crate::wge::demo_import::MAX_WGE_FILE_BYTES;
 use crate::wge::domnet_config::NeuralConfig;
@@ -471,7 +472,7 @@ impl WgeSession {
 }
 
 /// The oracle's episode: each observation with the action taken on it, and the last step.
-async fn scripted_episode<E: Environment>(
+async fn scripted_episode<E: Env>(
     env: &mut E,
     oracle: &mut dyn Policy,
     spec: &TaskSpec,

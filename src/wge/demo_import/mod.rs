@@ -16,7 +16,8 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 
 use crate::demo::{DemoStep, MAX_DEMO_BYTES};
-use crate::env::{EnvConfig, Field, Instruction, Observation, TaskSpec};
+use crate::env::{EnvConfig, Field, Instruction, Observation};
+use crate::task::TaskSpec;
 
 pub use snapshot::TEXT_REF_OFFSET;
 
