@@ -3,12 +3,14 @@
 // field, Φ and the page beside it) or watch a policy act on it step by step.
 //
 // The composition (pages of primitives, the palette and the list: design/composition.js) becomes
-// the task {source: 'generated', name, design} here.
+// the task {source: 'generated', name, design} here; the fields, Φ and the outcome beside the page
+// are design/status.js's.
 // Every call on the page goes through one queue: the environment serves one call at a time.
 import { errorText } from './app.js';
 import { download } from './download.js';
 import { clearOverlay, drawNavigator } from './overlay.js';
 import { composition, el } from './design/composition.js';
+import { siteStatusPanel } from './design/status.js';
 
 const $ = (id) => document.getElementById(id);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -39,8 +41,6 @@ export function initDesign(ctx) {
   let renderLoop = null; // the running render loop (a promise)
   let renderAgain = false;
   let enterTimer = null;
-  let poll = null;
-  let shownStatus = '';
   let hinted = false;
   let failed = false; // the message shows a render failure (cleared by the next success)
 
@@ -107,82 +107,11 @@ export function initDesign(ctx) {
     $('design-hint').hidden = true;
   }
 
-  // ------------------------------------------------------------------ the status beside the page
-
-  function fieldRows(fields) {
-    return fields.map((f) => el('li', { class: f.correct ? 'ok' : '', 'data-key': f.key },
-      el('span', { class: 'key' }, f.key),
-      el('span', { class: 'value' }, f.value),
-      el('span', { class: 'mark', title: f.correct ? 'filled in right' : 'not yet right' }, f.correct ? '✓' : '·')));
-  }
-
-  function showPotential(phi) {
-    const v = Number.isFinite(phi) ? phi : 0;
-    $('design-phi').textContent = v.toFixed(2);
-    $('design-phi-bar').style.width = `${Math.max(0, Math.min(1, v)) * 100}%`;
-    $('design-phi-box').setAttribute('aria-valuenow', v.toFixed(2));
-  }
-
-  function showOutcome(text, good) {
-    const out = $('design-outcome');
-    out.textContent = text || '';
-    out.className = `outcome${text ? (good ? ' good' : ' bad') : ''}`;
-  }
-
-  // What siteStatus() says: the fields, Φ, the page and, at the end, the reward.
-  function showStatus(s) {
-    const key = JSON.stringify(s);
-    if (key === shownStatus) return;
-    shownStatus = key;
-    if (!s) {
-      $('design-fields').replaceChildren();
-      $('design-page').textContent = '';
-      showPotential(0);
-      return;
-    }
-    showPotential(s.potential);
-    const right = s.fields.filter((f) => f.correct).length;
-    $('design-page').textContent = `page ${s.page + 1} of ${s.pages} · ${right} of ${s.fields.length} field${s.fields.length === 1 ? '' : 's'} right`;
-    $('design-fields').replaceChildren(...fieldRows(s.fields));
-    if (mode === 'play') {
-      if (s.done) {
-        showOutcome(`Episode over: raw reward ${s.raw_reward} · reward ${Number(s.reward).toFixed(2)}${s.reason ? ` · ${s.reason}` : ''}`, Lab.isSuccess(s.raw_reward));
-        $('design-play-note').textContent = 'Press "New episode" to play the site again with the next seed.';
-      } else {
-        showOutcome('');
-      }
-    }
-  }
-
-  async function readStatus() {
-    try {
-      return (await lab.siteStatus()) ?? null;
-    } catch {
-      return undefined; // busy or no episode: keep what is shown
-    }
-  }
-
-  function startPolling() {
-    stopPolling();
-    poll = setInterval(async () => {
-      if (ctx.view !== 'design' || mode !== 'play' || inFlight > 0 || !rendered) return;
-      const s = await readStatus();
-      if (s !== undefined && mode === 'play' && inFlight === 0) showStatus(s);
-    }, 250);
-  }
-
-  function stopPolling() {
-    if (poll) clearInterval(poll);
-    poll = null;
-  }
-
-  function clearEpisodeView() {
-    shownStatus = '';
-    $('design-steps').replaceChildren();
-    $('design-return').textContent = '';
-    showOutcome('');
-    showStatus(null);
-  }
+  const status = siteStatusPanel(ctx, {
+    play: () => mode === 'play',
+    idle: () => ctx.view === 'design' && mode === 'play' && inFlight === 0 && Boolean(rendered),
+  });
+  const { showStatus, showPotential, showOutcome, readStatus, startPolling, stopPolling, clearEpisodeView } = status;
 
   // ------------------------------------------------------------------ rendering on the page
 

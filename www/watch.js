@@ -4,11 +4,10 @@
 // episode loop, greedy choice, step limit, seeds and success count are the lab's (Rust).
 import { drawOverlay, drawNavigator, clearOverlay, drawEnded, holdCover as holdFrameCover } from './overlay.js';
 import { errorText, scrollListTo } from './app.js';
+import { agentLoader } from './watch/agent.js';
 
 const $ = (id) => document.getElementById(id);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-// A generated site's page (the reward panel is added beside it by fitFrame).
-const SITE_SIZE = [400, 640];
 // While this view is open the task core's START cover is held back from sight (overlay.js).
 const holdCover = (on) => holdFrameCover($('task-frame'), on);
 
@@ -20,7 +19,9 @@ export function initWatch(ctx) {
   let playing = false;
   let fastRunning = false;
   let episode = { task: null, seed: 0, actions: [], raw: null };
-  let loadedAgent = null; // name of the checkpoint loaded into the lab
+  const agents = agentLoader(ctx); // the DOM-Q-Net agent acting (watch/agent.js)
+  // A generated site's page (the reward panel is added beside it by fitFrame).
+  const SITE_SIZE = ctx.Lab.designLimits().frame_size;
   let token = 0; // bumps to cancel a running play loop
 
   const speed = () => Number($('speed').value);
@@ -67,44 +68,6 @@ export function initWatch(ctx) {
     if (raw === null || raw === undefined) { el.textContent = ''; el.className = 'outcome'; return; }
     el.textContent = `Reward ${reward.toFixed(2)} (raw ${raw})${reason ? ` · ${reason}` : ''}`;
     el.className = `outcome ${ctx.Lab.isSuccess(raw) ? 'good' : 'bad'}`;
-  }
-
-  // The agent for a task: your own model when it was trained on the task, else a shipped one that
-  // was, else your model anyway (it may transfer), else none.
-  function agentFor(taskName) {
-    const mine = ctx.userModel && { name: ctx.userModel.name, bytes: ctx.userModel.bytes, shipped: false };
-    if (mine && (ctx.userModel.tasks || []).includes(taskName)) return mine;
-    // On a real MiniWoB++ page, an agent trained on the lab's page of that name (it may transfer).
-    const page = taskName.startsWith(ctx.miniwob.prefix) ? taskName.slice(ctx.miniwob.prefix.length) : taskName;
-    const shipped = ctx.agents.find((a) => a.tasks.includes(taskName)) || ctx.agents.find((a) => a.tasks.includes(page));
-    if (shipped) return { name: shipped.name, url: `agents/${shipped.file}`, shipped: true, elsewhere: !shipped.tasks.includes(taskName) };
-    return mine || null;
-  }
-
-  async function ensureAgent() {
-    const spec = ctx.taskSpec();
-    const t = ctx.task();
-    const key = typeof t === 'string' ? t : spec.name;
-    const found = agentFor(key);
-    if (!found) {
-      $('agent-note').textContent = `No DOM-Q-Net agent for ${spec.name} yet: train one in the Train view, or import a checkpoint.`;
-      return false;
-    }
-    if (loadedAgent !== found.name) {
-      const end = ctx.busy(`Loading the agent "${found.name}"…`);
-      try {
-        const bytes = found.bytes || new Uint8Array(await (await fetch(found.url)).arrayBuffer());
-        await ctx.painted();
-        lab.loadAgent(bytes, found.name);
-        loadedAgent = found.name;
-      } finally {
-        end();
-      }
-    }
-    const info = lab.agentInfo();
-    const where = found.elsewhere ? ' on the lab\'s page of this name' : '';
-    $('agent-note').textContent = `${found.shipped ? 'Pretrained' : 'Your'} agent "${found.name}", trained for ${info.counters.env_steps.toLocaleString()} steps${where}.`;
-    return true;
   }
 
   // Reading a person's navigator file (checked by loading it) with the busy line up.
@@ -163,7 +126,7 @@ export function initWatch(ctx) {
         showTally(lab.navigatorTally());
         return;
       }
-      if (policy === 'dqn' && !(await ensureAgent())) policy = 'oracle';
+      if (policy === 'dqn' && !(await agents.ensure())) policy = 'oracle';
       if (policy !== 'dqn') $('agent-note').textContent = policy === 'oracle' ? 'A scripted solution that reads the page.' : 'Uniform over elements; types goal words.';
       lab.setConfig({ max_steps: maxSteps(), hold_clock: true }, [0]);
       obs = await lab.watchReset(ctx.task(), seed, policy);
@@ -364,17 +327,8 @@ export function initWatch(ctx) {
   // Evaluates a shipped checkpoint on the shared seeds, visibly.
   async function evaluateCheckpoint(state) {
     const { agent, seeds } = state.replay.checkpoint;
-    const entry = ctx.agents.find((a) => a.name === agent);
     $('policy').value = 'dqn';
-    const end = ctx.busy(`Loading the agent "${agent}"…`);
-    try {
-      const bytes = new Uint8Array(await (await fetch(`agents/${entry.file}`)).arrayBuffer());
-      await ctx.painted();
-      lab.loadAgent(bytes, agent);
-      loadedAgent = agent;
-    } finally {
-      end();
-    }
+    await agents.loadShipped(agent);
     let solved = 0;
     for (const seed of seeds) {
       ctx.setSeed(seed);
@@ -430,7 +384,7 @@ export function initWatch(ctx) {
     // Opening the page: a competent agent acting within seconds, when one is shipped.
     async start(opts = {}) {
       if (opts.task) {
-        $('policy').value = agentFor(opts.task) ? 'dqn' : 'oracle';
+        $('policy').value = agents.agentFor(opts.task) ? 'dqn' : 'oracle';
       } else {
         const preferred = ctx.agents.find((a) => a.tasks.includes('click-button')) || ctx.agents[0];
         if (preferred) {
@@ -444,15 +398,15 @@ export function initWatch(ctx) {
       play();
     },
     shareState() {
-      const agent = loadedAgent ? lab.agentInfo() : null;
+      const agent = agents.loaded ? lab.agentInfo() : null;
       const config = agent && (episode.policy === 'dqn' || (!episode.actions.length && $('policy').value === 'dqn')) ? agent.config : null;
       // A navigator's episode is shared by its site seed: the link replays its actions on that site.
       const seed = episode.policy === 'navigator' ? episode.siteSeed : episode.seed ?? ctx.seed();
       const state = { v: 1, view: 'watch', task: episode.task || ctx.taskSpec(), seed, config, replay: null };
       if (episode.actions.length) {
         state.replay = { episode: { actions: episode.actions, raw_reward: episode.raw } };
-      } else if ($('policy').value === 'dqn' && loadedAgent && ctx.agentNames().includes(loadedAgent)) {
-        state.replay = { checkpoint: { agent: loadedAgent, seeds: Array.from({ length: 10 }, (_, i) => state.seed + i) } };
+      } else if ($('policy').value === 'dqn' && agents.loaded && ctx.agentNames().includes(agents.loaded)) {
+        state.replay = { checkpoint: { agent: agents.loaded, seeds: Array.from({ length: 10 }, (_, i) => state.seed + i) } };
       }
       return state;
     },
@@ -461,6 +415,6 @@ export function initWatch(ctx) {
       if (state.replay && state.replay.checkpoint) return evaluateCheckpoint(state);
       return newEpisode(state.seed);
     },
-    reloadAgent() { loadedAgent = null; },
+    reloadAgent() { agents.forget(); },
   };
 }

@@ -7,6 +7,7 @@
 //        [--medium-budget 50000] [--webgpu-budget 1000] [--config JSON] [--seed N] [--log-every S]
 //        [--preset paper|reference-code|code-sizes|fast-tab] [--pages lab|miniwob]
 //        (--pages miniwob: the real MiniWoB++ pages of those names; a name miniwob/<task> also does)
+//        [--eval N] (after training, N greedy episodes on held-out seeds per task, as issue #34 asks)
 //   node tests/e2e/bench-dqn.mjs --multitask [--budget 100000] [--minutes M] [--backends cpu]
 //        (--minutes: stop after M minutes of training, e.g. 20 for issue #16's goal)
 //   node tests/e2e/bench-dqn.mjs --update-profile [--updates 100] [--batch 128] [--preset P]
@@ -38,6 +39,7 @@ const { values: args } = parseArgs({
     // fields go on top.
     preset: { type: 'string', default: 'paper' },
     seed: { type: 'string', default: '1' },
+    eval: { type: 'string', default: '0' },
     'log-every': { type: 'string', default: '30' },
     'update-profile': { type: 'boolean', default: false },
     updates: { type: 'string', default: '100' },
@@ -110,6 +112,7 @@ try {
       console.log(`\n${tasks.length > 1 ? `${tasks.length} tasks` : tasks[0]} on ${backend}, budget ${frames} steps`);
       const r = await trainInPage(page, {
         tasks, frames, backend, config, seed: Number(args.seed), stopWhenSolved: true, logEveryS: Number(args['log-every']),
+        evalEpisodes: Number(args.eval),
         stopAfterS: 60 * Number(args.minutes),
       });
       if (r.error) {
@@ -147,6 +150,7 @@ try {
           'steps to 90%': t.solved_at_frames ?? `not in ${r.env_steps}`,
           'time to 90% (s)': t.solved_at_ms != null ? fmt(t.solved_at_ms / 1000) : '-',
           'final success %': fmt(100 * t.stats.success_rate_100, 0),
+          ...(r.evaluation.length ? { 'greedy held-out': r.evaluation.map((e) => `${e.successes}/${e.episodes}`).join(' · ') } : {}),
           'act ms/step': fmt(r.act_ms, 2),
           'env ms/step': fmt(r.env_ms, 2),
           'update ms': fmt(r.update_ms, 1),

@@ -1,0 +1,63 @@
+// The Watch view's DOM-Q-Net agent: which checkpoint acts on a task (your model when it was
+// trained on the task, else a shipped one that was, else your model anyway) and loading it into
+// the lab once (the lab keeps the last one loaded).
+const $ = (id) => document.getElementById(id);
+
+export function agentLoader(ctx) {
+  const { lab } = ctx;
+  let loaded = null; // name of the checkpoint loaded into the lab
+
+  // The agent for a task: your own model when it was trained on the task, else a shipped one that
+  // was, else your model anyway (it may transfer), else none.
+  function agentFor(taskName) {
+    const mine = ctx.userModel && { name: ctx.userModel.name, bytes: ctx.userModel.bytes, shipped: false };
+    if (mine && (ctx.userModel.tasks || []).includes(taskName)) return mine;
+    // On a real MiniWoB++ page, an agent trained on the lab's page of that name (it may transfer).
+    const page = taskName.startsWith(ctx.miniwob.prefix) ? taskName.slice(ctx.miniwob.prefix.length) : taskName;
+    const shipped = ctx.agents.find((a) => a.tasks.includes(taskName)) || ctx.agents.find((a) => a.tasks.includes(page));
+    if (shipped) return { name: shipped.name, url: `agents/${shipped.file}`, shipped: true, elsewhere: !shipped.tasks.includes(taskName) };
+    return mine || null;
+  }
+
+  // Loads `found` ({name, bytes} or {name, url}) unless it is the one loaded, with the busy line up.
+  async function load(found) {
+    if (loaded === found.name) return;
+    const end = ctx.busy(`Loading the agent "${found.name}"…`);
+    try {
+      const bytes = found.bytes || new Uint8Array(await (await fetch(found.url)).arrayBuffer());
+      await ctx.painted();
+      lab.loadAgent(bytes, found.name);
+      loaded = found.name;
+    } finally {
+      end();
+    }
+  }
+
+  return {
+    agentFor,
+    get loaded() { return loaded; },
+    // A shipped agent by name (a share link's checkpoint).
+    loadShipped(name) {
+      const entry = ctx.agents.find((a) => a.name === name);
+      return load({ name, url: `agents/${entry.file}` });
+    },
+    // The agent for the task on the page, loaded; false (and a note saying so) when there is none.
+    async ensure() {
+      const spec = ctx.taskSpec();
+      const t = ctx.task();
+      const key = typeof t === 'string' ? t : spec.name;
+      const found = agentFor(key);
+      if (!found) {
+        $('agent-note').textContent = `No DOM-Q-Net agent for ${spec.name} yet: train one in the Train view, or import a checkpoint.`;
+        return false;
+      }
+      await load(found);
+      const info = lab.agentInfo();
+      const where = found.elsewhere ? ' on the lab\'s page of this name' : '';
+      $('agent-note').textContent = `${found.shipped ? 'Pretrained' : 'Your'} agent "${found.name}", trained for ${info.counters.env_steps.toLocaleString()} steps${where}.`;
+      return true;
+    },
+    // The user's model changed: load afresh next time.
+    forget() { loaded = null; },
+  };
+}
