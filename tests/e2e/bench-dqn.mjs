@@ -52,6 +52,9 @@ const PAPER_9 = ['click-checkboxes', 'click-option', 'click-tab-2', 'email-inbox
 const PRESETS = { 'reference-code': 'referenceCodeDqnConfig', 'code-sizes': 'codeSizesDqnConfig', 'fast-tab': 'fastTabDqnConfig' };
 if (args.preset !== 'paper' && !PRESETS[args.preset]) throw new Error(`unknown --preset ${args.preset} (paper, ${Object.keys(PRESETS).join(', ')})`);
 let config = JSON.parse(args.config);
+// A seed is the network's (its initial weights, noise and replay sampling: DqnConfig::seed) and the
+// pages' (the run's episode seeds) together, unless --config names the network's.
+if (config.seed === undefined) config.seed = Number(args.seed);
 const backends = args.backends.split(',').filter(Boolean);
 const fmt = (x, d = 1) => (x == null ? '-' : Number(x).toFixed(d));
 
