@@ -15,7 +15,9 @@
 //! - `curriculum` (the generators DR, CL, a fixed site, and the one population training loop)
 //!   and `adversary` (PAIRED, Flexible PAIRED, Flexible b-PAIRED, CoDE, ALP);
 //! - `request`: what a training run is asked to do (the worker's request, the generator it
-//!   names), above the agents and generators it builds; `share`: share links;
+//!   names), above the agents and generators it builds; `share`: share links; `study`: a whole
+//!   training run of the population loop (its config, the loop, its folder and plot), which the
+//!   command line, the Python package and Ray studies call (native only);
 //! - `web` (wasm32 only): the browser edge — live task pages in iframes, the `Lab` object the
 //!   JavaScript shell calls, and the learner worker.
 
@@ -33,6 +35,8 @@ pub mod rng;
 pub mod runner;
 pub mod share;
 pub mod sim;
+#[cfg(not(target_family = "wasm"))]
+pub mod study;
 pub mod task;
 pub mod util;
 pub mod wge;

@@ -2,11 +2,6 @@
 //! command line's common flags and the success grid's print-out. Each includes it as `mod common;`
 //! (a folder with no `main.rs`, so Cargo does not take it for an example of its own).
 
-pub mod plot;
-pub mod run_dir;
-
-use weblab::gminiwob::test_sites::{LEVELS, TEST_SITES};
-
 /// The command line after the program's name: the generator first, then flags.
 pub struct Cli {
     args: std::vec::IntoIter<String>,
@@ -70,10 +65,8 @@ impl Common {
     }
 }
 
-/// Prints a success grid (rows in `TEST_SITES` order), each line after `indent`.
+/// Prints a success grid (rows in `weblab::gminiwob::test_sites::TEST_SITES` order), each line after `indent`.
+#[allow(dead_code)] // train_navigator's; train_adversary's grids come from weblab::study
 pub fn print_grid(indent: &str, grid: &[Vec<f64>]) {
-    println!("{indent}{:<10} {}", "site", (0..LEVELS).map(|l| format!("level {l}")).collect::<Vec<_>>().join("  "));
-    for (site, row) in TEST_SITES.iter().zip(grid) {
-        println!("{indent}{site:<10} {}", row.iter().map(|s| format!("{:>6.0}%", 100.0 * s)).collect::<Vec<_>>().join("  "));
-    }
+    println!("{}", weblab::study::run::grid_text(indent, grid));
 }

@@ -2,14 +2,12 @@
 //! and beside it what its curves and plot need (`progress.json`), so a killed run resumes exactly
 //! from its last snapshot and its wall-clock adds up over its sittings; `plot.png` drawn from them.
 
-#![allow(dead_code)]
-
 use std::path::{Path, PathBuf};
 
+use crate::adversary::history::PrimitiveHistory;
+use crate::gminiwob::primitive::{PRIMITIVE_COUNT, by_index};
+use crate::gminiwob::test_sites::TEST_SITES;
 use serde::{Deserialize, Serialize};
-use weblab::adversary::history::PrimitiveHistory;
-use weblab::gminiwob::primitive::{PRIMITIVE_COUNT, by_index};
-use weblab::gminiwob::test_sites::TEST_SITES;
 
 use super::plot::{Area, Canvas, GREY, PALETTE, Series, bar_chart, line_chart};
 
@@ -43,6 +41,9 @@ pub struct Progress {
     pub best_mean: f64,
     pub best_grid: Vec<Vec<f64>>,
     pub history: PrimitiveHistory,
+    /// `run::digest` of the iterations so far (hex; empty in runs saved before it was kept).
+    #[serde(default)]
+    pub trajectory: String,
 }
 
 pub struct RunDir {

@@ -2,8 +2,6 @@
 //! written as a PNG (zlib from miniz_oxide, the CRC here), so a plot needs no fonts or
 //! libraries the machine may lack.
 
-#![allow(dead_code)]
-
 pub type Rgb = [u8; 3];
 
 pub const WHITE: Rgb = [255, 255, 255];
