@@ -8,6 +8,9 @@ TRUNK_VERSION=0.21.14          # 0.22 needs a newer rustc than 1.95
 WASM_OPT_VERSION=0.116.1       # binaryen 116; Debian's binaryen 108 corrupts wasm-bindgen output
 WEBPKI_ROOTS_PIN=1.0.10        # the registry lacks the version wasm-bindgen-cli's lockfile wants
 MINIWOB_VERSION=1.1.0          # the real MiniWoB++ pages: src/env/miniwob.rs, tasks/miniwob.json
+# The Python package (py/): built with maturin into its virtual environment, with Ray beside it.
+PY_TOOLS="maturin==1.16.0 gymnasium==1.4.0 numpy ray[default]==2.60.0 pytest"
+VENV="${WEBLAB_VENV:-$HOME/.cache/weblab-venv}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/weblab-target}"
 export PATH="$HOME/.cargo/bin:$PATH"
 
@@ -101,4 +104,29 @@ fi
 if [ ! -d tests/e2e/node_modules/playwright-core ] || [ tests/e2e/package-lock.json -nt tests/e2e/node_modules/.package-lock.json ]; then
   say "installing the end-to-end test driver (playwright-core)"
   (cd tests/e2e && npm ci --no-audit --no-fund --silent)
+fi
+
+# The Python package: a virtual environment with maturin, Gymnasium, Ray and pytest, and the wheel
+# of this checkout (py/, abi3 for CPython >= 3.10) built and installed in it whenever the sources
+# changed. `pip install "$CARGO_TARGET_DIR"/wheels/weblab-*.whl` installs it anywhere else.
+if [ ! -x "$VENV/bin/python" ]; then
+  say "creating the Python package's virtual environment ($VENV)"
+  if ! python3 -m venv "$VENV" 2>/dev/null; then
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv python3-dev
+    rm -rf "$VENV" && python3 -m venv "$VENV"
+  fi
+fi
+if ! "$VENV/bin/python" -c "import gymnasium, ray, pytest, numpy" 2>/dev/null || ! "$VENV/bin/maturin" --version >/dev/null 2>&1; then
+  say "installing the Python package's tools: $PY_TOOLS"
+  # shellcheck disable=SC2086
+  "$VENV/bin/pip" install -q --disable-pip-version-check $PY_TOOLS
+fi
+stamp="$CARGO_TARGET_DIR/wheels/.built"
+if [ ! -f "$stamp" ] || [ -n "$(find py/src py/python py/Cargo.toml py/pyproject.toml src Cargo.toml Cargo.lock -newer "$stamp" -print -quit)" ]; then
+  say "building the Python package's wheel (maturin, release)"
+  rm -f "$CARGO_TARGET_DIR"/wheels/weblab-*.whl
+  "$VENV/bin/maturin" build --quiet --release --locked -m py/Cargo.toml -o "$CARGO_TARGET_DIR/wheels"
+  "$VENV/bin/pip" install -q --disable-pip-version-check --force-reinstall --no-deps "$CARGO_TARGET_DIR"/wheels/weblab-*.whl
+  touch "$stamp"
 fi

@@ -31,4 +31,11 @@ trunk build
 
 say "end-to-end tests (the built app in headless Chromium)"
 node --test --test-concurrency=1 tests/e2e/
+
+say "the Python package (clippy, pytest with a local Ray, the wheel in a fresh virtual environment)"
+VENV="${WEBLAB_VENV:-$HOME/.cache/weblab-venv}"
+PYO3_PYTHON="$VENV/bin/python" cargo clippy --locked -p weblab-python -- -D warnings
+# The browser actor's test needs the app just built; here it must run, not skip.
+WEBLAB_REQUIRE_BROWSER=1 "$VENV/bin/python" -m pytest -q py/tests
+scripts/check-wheel.sh
 say "all tests passed"

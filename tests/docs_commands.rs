@@ -93,7 +93,21 @@ fn check(file: &str, line: &str) -> Result<(), String> {
                 }
             }
         }
-        "python" | "python3" | "pip" | "trunk" | "rm" | "git" | "cd" | "export" | "issues" => {}
+        "python" | "python3" => {
+            // `python -m weblab.x FILE`: the package's module and the file exist.
+            if let (Some("-m"), Some(module)) = (w.get(1).map(String::as_str), w.get(2))
+                && let Some(m) = module.strip_prefix("weblab.")
+                && !exists(&format!("py/python/weblab/{m}.py"))
+            {
+                return Err(format!("module {module} does not exist"));
+            }
+            if let Some(file) = w.iter().find(|a| a.ends_with(".toml") || a.ends_with(".py"))
+                && !exists(file)
+            {
+                return Err(format!("{file} does not exist"));
+            }
+        }
+        "." | "source" | "pip" | "trunk" | "rm" | "git" | "cd" | "export" | "issues" => {}
         other => return Err(format!("unknown command {other} (add it to tests/docs_commands.rs if it is one)")),
     }
     let _ = file;

@@ -164,19 +164,23 @@ pub struct PopulationTrainer<G: Generator> {
     since_success: Vec<u64>,
 }
 
-/// An iteration's designs, their tasks and the episodes' seeds (M per design, design order).
-type Proposal = (Vec<Design>, Vec<TaskSpec>, Vec<u32>);
+/// An iteration's designs, their tasks and the episodes' seeds (M per design, design order):
+/// all a navigator needs to play its part, so it can be sent to a navigator elsewhere (the
+/// Python package's Ray actors).
+pub type Proposal = (Vec<Design>, Vec<TaskSpec>, Vec<u32>);
 
 /// One navigator's part of an iteration: what it played and how it learned.
-struct Learned {
-    episodes: Vec<Episode>,
-    fields: Vec<Option<u32>>,
-    update: UpdateStats,
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Learned {
+    pub episodes: Vec<Episode>,
+    pub fields: Vec<Option<u32>>,
+    pub update: UpdateStats,
 }
 
 /// A navigator plays M episodes on each task (`seeds` in design order, M per design) side by
-/// side on `envs`, and takes one update on them.
-async fn play_and_learn<E: Env>(envs: &mut [E], nav: &mut Navigator, tasks: &[TaskSpec], seeds: &[u32]) -> Result<Learned, String> {
+/// side on `envs`, and takes one update on them. What every navigator does in an iteration,
+/// wherever it lives.
+pub async fn play_and_learn<E: Env>(envs: &mut [E], nav: &mut Navigator, tasks: &[TaskSpec], seeds: &[u32]) -> Result<Learned, String> {
     let m = seeds.len() / tasks.len();
     let jobs: Vec<Job> = seeds.iter().enumerate().map(|(i, &seed)| Job { task: &tasks[i / m], seed, stream: nav.episode_stream() }).collect();
     let played = play(envs, nav, &jobs, false, true).await?;
@@ -302,6 +306,35 @@ impl<G: Generator> PopulationTrainer<G> {
         let it = self.finish(designs, learned)?;
         crate::util::block_on(self.revive(&it.revived))?;
         Ok(it)
+    }
+
+    /// An iteration split for navigators that live elsewhere (one per process or machine): this
+    /// proposes the designs, the navigators each run [`play_and_learn`] on them, and
+    /// [`Self::finish_remote`] tells the generator — the same iteration as [`Self::step`], as
+    /// navigators share nothing. This trainer's own `population` is not trained then.
+    pub fn propose_remote(&mut self) -> Result<Proposal, String> {
+        if self.cfg.revive_after.is_some() {
+            return Err("a population trained elsewhere cannot revive navigators (loop.revive_after)".into());
+        }
+        self.propose()
+    }
+
+    /// The end of a [`Self::propose_remote`] iteration: each navigator's [`Learned`], in
+    /// population order.
+    pub fn finish_remote(&mut self, designs: Vec<Design>, learned: Vec<Learned>) -> Result<PopIteration, String> {
+        if learned.len() != self.population.len() {
+            return Err(format!("{} navigators' results for a population of {}", learned.len(), self.population.len()));
+        }
+        let m = self.cfg.episodes * designs.len();
+        if let Some(l) = learned.iter().find(|l| l.episodes.len() != m || l.fields.len() != designs.len()) {
+            return Err(format!(
+                "a navigator's result holds {} episodes on {} designs, not {m} on {}",
+                l.episodes.len(),
+                l.fields.len(),
+                designs.len()
+            ));
+        }
+        self.finish(designs, learned)
     }
 
     /// Makes each revived navigator a copy of its source (weights, vocabulary, Adam and, under

@@ -55,7 +55,7 @@ pub enum GeneratorSpec {
 
 impl GeneratorSpec {
     /// The generator, or what is wrong with the request.
-    pub fn build(&self) -> Result<Box<dyn Generator>, String> {
+    pub fn build(&self) -> Result<Box<dyn Generator + Send>, String> {
         Ok(match self {
             GeneratorSpec::Dr { max_pages, slots } => {
                 let d = RandomDesign::default();

@@ -135,7 +135,7 @@ impl RunConfig {
     }
 
     /// A fresh generator as the config names it (an adversary on `device`, seeded by the run).
-    pub fn build_generator(&self, device: &Device) -> Result<Box<dyn Generator>, String> {
+    pub fn build_generator(&self, device: &Device) -> Result<Box<dyn Generator + Send>, String> {
         match &self.generator {
             GeneratorSpec::Adversary { .. } => Ok(Box::new(self.generator.build_adversary(device, self.seed)?)),
             other => other.build(),

@@ -96,7 +96,7 @@ impl Window {
         }
     }
 
-    fn point(&self, train_s: f64, trainer: &PopulationTrainer<Box<dyn Generator>>) -> Point {
+    fn point(&self, train_s: f64, trainer: &PopulationTrainer<Box<dyn Generator + Send>>) -> Point {
         let (n, r) = (self.iterations.max(1) as f64, self.reports.max(1) as f64);
         let some = |v: f64| (self.reports > 0).then_some(v / r);
         Point {

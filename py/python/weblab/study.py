@@ -1,0 +1,259 @@
+"""Studies: a grid of training runs (generators × seeds) as Ray tasks, each in its own folder,
+each resumable. ``python -m weblab.study study.toml``.
+
+A task that fails or whose worker dies is retried (``retries``) and resumes from the snapshot in
+its folder; one that runs past ``timeout_minutes`` of wall-clock is cancelled and started again
+the same way. With no cluster Ray starts locally on this machine's cores; with ``RAY_ADDRESS``
+set it joins that cluster unchanged. The results are collected into ``results.md`` (the README's
+CoDE table: per test site the mean over levels 0–3 and level 3) and ``results.json``; each run's
+folder holds its ``plot.png``, ``best.wln`` and ``summary.json``.
+
+The study file (TOML; every key is checked before anything starts)::
+
+    out = "runs/my-study"          # the study's folder (relative to the working directory)
+    generators = ["code", "dr"]    # paired, flexible_paired, flexible_b_paired, code, alp, dr, cl
+    seeds = [1, 2, 3]
+    minutes = 60                   # training minutes per run (judging not counted)
+    # iterations = 2000            # or stop at this many iterations (a reproducible run)
+    judge_every_minutes = 10
+    judge_seeds = 50
+    snapshot_every_minutes = 5
+    timeout_minutes = 120          # wall-clock per attempt
+    retries = 2
+    cpus_per_run = 2               # each run trains its navigators on a thread each
+    [config]                       # any further run-config keys (navigator, loop, ...) for every run
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from . import LEVELS, TEST_SITES, check_config
+
+try:
+    import tomllib
+except ImportError:  # Python 3.10
+    import tomli as tomllib
+
+GENERATORS = ("paired", "flexible_paired", "flexible_b_paired", "code", "alp", "dr", "cl")
+KEYS = {
+    "out", "generators", "seeds", "minutes", "iterations", "judge_every_minutes", "judge_every_iterations", "judge_seeds",
+    "snapshot_every_minutes", "snapshot_every_iterations", "timeout_minutes", "retries", "cpus_per_run", "config", "name",
+}
+
+
+@dataclass
+class Study:
+    name: str
+    out: Path
+    runs: list[tuple[str, dict[str, Any]]]  # (folder name, run config)
+    timeout_s: float
+    retries: int
+    cpus_per_run: float
+    source: dict[str, Any] = field(default_factory=dict)
+
+
+def _number(d: dict, key: str, lo: float, hi: float, integer: bool = False, default=None):
+    v = d.get(key, default)
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or (integer and not isinstance(v, int)):
+        raise ValueError(f"{key}: expected {'an integer' if integer else 'a number'}, not {v!r}")
+    if not lo <= v <= hi:
+        raise ValueError(f"{key}: {v} is outside {lo}..{hi}")
+    return v
+
+
+def _generator(key: str) -> dict[str, Any]:
+    if key == "dr":
+        return {"kind": "dr"}
+    if key == "cl":
+        return {"kind": "cl"}
+    return {"kind": "adversary", "objective": key}
+
+
+def parse(text: str, base: Path = Path(".")) -> Study:
+    """A study from its TOML text; ``ValueError`` names the first bad key. Every run's config is
+    checked by the native core too, so a bad ``[config]`` fails here, before anything starts."""
+    try:
+        d = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ValueError(f"the study file is not TOML: {e}") from None
+    unknown = sorted(set(d) - KEYS)
+    if unknown:
+        raise ValueError(f"{unknown[0]}: unknown key (known: {', '.join(sorted(KEYS))})")
+    gens = d.get("generators")
+    if not isinstance(gens, list) or not gens or not all(isinstance(g, str) for g in gens):
+        raise ValueError("generators: a non-empty list of names (" + ", ".join(GENERATORS) + ")")
+    for g in gens:
+        if g not in GENERATORS:
+            raise ValueError(f"generators: unknown generator {g!r} (" + ", ".join(GENERATORS) + ")")
+    seeds = d.get("seeds")
+    if not isinstance(seeds, list) or not seeds or not all(isinstance(s, int) and not isinstance(s, bool) and 0 <= s < 2**63 for s in seeds):
+        raise ValueError("seeds: a non-empty list of integers ≥ 0")
+    if len(set(seeds)) != len(seeds) or len(set(gens)) != len(gens):
+        raise ValueError("seeds/generators: each may appear once")
+    out = d.get("out")
+    if not isinstance(out, str) or not out:
+        raise ValueError("out: the study's folder (a string)")
+    extra = d.get("config", {})
+    if not isinstance(extra, dict):
+        raise ValueError("config: a table of run-config keys")
+    minutes = _number(d, "minutes", 0.01, 100_000, default=5.0)
+    base_cfg: dict[str, Any] = dict(extra)
+    base_cfg["minutes"] = minutes
+    for key, native_key, scale in (
+        ("iterations", "iterations", None),
+        ("judge_every_minutes", "judge_every_s", 60.0),
+        ("judge_every_iterations", "judge_every_iterations", None),
+        ("snapshot_every_minutes", "snapshot_every_s", 60.0),
+        ("snapshot_every_iterations", "snapshot_every_iterations", None),
+        ("judge_seeds", "judge_seeds", None),
+    ):
+        v = _number(d, key, 0.001 if scale else 1, 10**12, integer=scale is None)
+        if v is not None:
+            base_cfg[native_key] = v * scale if scale else v
+    runs = []
+    for g in gens:
+        for s in seeds:
+            cfg = dict(base_cfg, generator=_generator(g), seed=s)
+            for k in ("generator", "seed"):
+                if k in extra:
+                    raise ValueError(f"config.{k}: set by the study's generators and seeds")
+            try:
+                check_config(cfg)
+            except ValueError as e:
+                raise ValueError(f"config ({g}, seed {s}): {e}") from None
+            runs.append((f"{g}-seed{s}", cfg))
+    return Study(
+        name=str(d.get("name", Path(out).name)),
+        out=(base / out).resolve(),
+        runs=runs,
+        timeout_s=60.0 * _number(d, "timeout_minutes", 0.01, 10**6, default=24 * 60),
+        retries=_number(d, "retries", 0, 100, integer=True, default=2),
+        cpus_per_run=_number(d, "cpus_per_run", 0.1, 1024, default=1),
+        source=d,
+    )
+
+
+def _train_task(cfg: dict[str, Any], run_dir: str) -> dict[str, Any]:
+    """One run, in its folder (resumed from its snapshot when the folder holds one)."""
+    from . import train
+
+    Path(run_dir).mkdir(parents=True, exist_ok=True)
+    # Who runs it now (a test kills it to check the resume).
+    (Path(run_dir) / "worker.pid").write_text(str(os.getpid()))
+    with open(Path(run_dir) / "train.log", "a") as log:
+        summary = train(cfg, run_dir, lambda line: (log.write(line + "\n"), log.flush()))
+    return summary
+
+
+def run(study: Study, poll_s: float = 1.0, say=print) -> list[dict[str, Any]]:
+    """Runs every run of the study on Ray; returns their summaries (study order)."""
+    import ray
+
+    if not ray.is_initialized():
+        ray.init(address=os.environ.get("RAY_ADDRESS"))
+    task = ray.remote(num_cpus=study.cpus_per_run, max_retries=study.retries, retry_exceptions=True)(_train_task)
+    study.out.mkdir(parents=True, exist_ok=True)
+    (study.out / "study.json").write_text(json.dumps({"name": study.name, "runs": [{"name": n, "config": c} for n, c in study.runs]}, indent=1))
+    results: dict[str, dict[str, Any]] = {}
+    attempts = {n: 0 for n, _ in study.runs}
+    pending: dict[Any, tuple[str, dict, float]] = {}
+
+    def start(name: str, cfg: dict) -> None:
+        attempts[name] += 1
+        ref = task.remote(cfg, str(study.out / name))
+        pending[ref] = (name, cfg, time.monotonic())
+
+    for name, cfg in study.runs:
+        done = study.out / name / "summary.json"
+        if done.exists() and json.loads(done.read_text()).get("iterations") is not None and _finished(cfg, json.loads(done.read_text())):
+            results[name] = json.loads(done.read_text())
+            say(f"[study] {name}: already finished")
+        else:
+            start(name, cfg)
+    while pending:
+        ready, _ = ray.wait(list(pending), num_returns=1, timeout=poll_s)
+        for ref in ready:
+            name, cfg, _ = pending.pop(ref)
+            try:
+                results[name] = ray.get(ref)
+                say(f"[study] {name}: done, best grid mean {100 * results[name]['best_mean']:.0f}%")
+            except Exception as e:  # retries are spent: report and go on with the others
+                say(f"[study] {name}: failed after {attempts[name]} attempt(s): {str(e).splitlines()[0] if str(e) else type(e).__name__}")
+                results[name] = {"failed": str(e)}
+        now = time.monotonic()
+        for ref, (name, cfg, t0) in list(pending.items()):
+            if now - t0 > study.timeout_s:
+                ray.cancel(ref, force=True)
+                del pending[ref]
+                if attempts[name] <= study.retries:
+                    say(f"[study] {name}: over {study.timeout_s / 60:.1f} min, cancelled; resuming from its snapshot")
+                    start(name, cfg)
+                else:
+                    say(f"[study] {name}: over {study.timeout_s / 60:.1f} min on its last attempt; given up")
+                    results[name] = {"failed": "timed out"}
+    ordered = [dict(results[n], name=n) for n, _ in study.runs]
+    write_results(study, ordered)
+    return ordered
+
+
+def _finished(cfg: dict, summary: dict) -> bool:
+    if cfg.get("iterations") is not None and summary.get("iterations", 0) >= cfg["iterations"]:
+        return True
+    return summary.get("train_s", 0) >= 60 * cfg.get("minutes", 0)
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    """The README's CoDE table: per test site the best navigator's mean over levels 0–3 and, in
+    brackets, level 3; then the grid's mean and the run's size."""
+    head = "| run | " + " | ".join(TEST_SITES) + " | grid mean | iterations | training min |"
+    lines = [head, "|" + "---|" * (len(TEST_SITES) + 4)]
+    for r in rows:
+        if "failed" in r:
+            lines.append(f"| {r['name']} | " + " | ".join("—" for _ in TEST_SITES) + f" | failed: {r['failed'][:60]} | | |")
+            continue
+        grid = r["best_grid"] or [[0.0] * LEVELS for _ in TEST_SITES]
+        cells = [f"{100 * sum(row) / len(row):.0f} ({100 * row[-1]:.0f})" for row in grid]
+        lines.append(f"| {r['name']} | " + " | ".join(cells) + f" | {100 * r['best_mean']:.0f} | {r['iterations']} | {r['train_s'] / 60:.1f} |")
+    return "\n".join(lines) + "\n"
+
+
+def write_results(study: Study, rows: list[dict[str, Any]]) -> None:
+    (study.out / "results.json").write_text(json.dumps(rows, indent=1))
+    note = ("Zero-shot success (%) of each run's best navigator on the simulator's test sites, greedy, on seeds never "
+            "trained on: mean of levels 0–3 (level 3 in brackets).\n\n")
+    (study.out / "results.md").write_text(f"# {study.name}\n\n" + note + table(rows))
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m weblab.study", description="Runs a study file's grid of training runs on Ray.")
+    ap.add_argument("study", help="the study file (TOML)")
+    ap.add_argument("--check", action="store_true", help="check the file and list its runs; start nothing")
+    args = ap.parse_args(argv)
+    path = Path(args.study)
+    try:
+        study = parse(path.read_text(), Path.cwd())
+    except (OSError, ValueError) as e:
+        print(f"{path}: {e}", file=sys.stderr)
+        return 2
+    print(f"[study] {study.name}: {len(study.runs)} runs into {study.out}")
+    if args.check:
+        for name, cfg in study.runs:
+            print(f"  {name}: {json.dumps(cfg)}")
+        return 0
+    rows = run(study)
+    print(table(rows))
+    return 0 if all("failed" not in r for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
