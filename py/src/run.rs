@@ -60,6 +60,22 @@ pub fn judge(py: Python<'_>, checkpoint: Vec<u8>, seeds: u32) -> PyResult<Vec<Ve
     native(py, move || block_on(judge_test_sites(&mut nav, seeds, || std::future::ready(()))))
 }
 
+/// A study's runs side by side as a PNG: `runs` is JSON `[[name, run folder], ...]`; each
+/// folder's `progress.json` gives its curve (a folder without one is left out).
+#[pyfunction]
+pub fn study_plot<'py>(py: Python<'py>, title: &str, runs: &str) -> PyResult<Bound<'py, PyBytes>> {
+    let runs: Vec<(String, String)> = serde_json::from_str(runs).map_err(|e| bad_value(format!("runs: {e}")))?;
+    let mut loaded = Vec::new();
+    for (name, dir) in runs {
+        if let Ok(text) = std::fs::read(std::path::Path::new(&dir).join("progress.json")) {
+            let p: weblab::study::run_dir::Progress = serde_json::from_slice(&text).map_err(|e| bad_value(format!("{dir}/progress.json: {e}")))?;
+            loaded.push((name, p));
+        }
+    }
+    let png = guarded(|| Ok(weblab::study::run_dir::study_plot(&loaded, title)))?;
+    Ok(PyBytes::new(py, &png))
+}
+
 /// The generator's side of the population loop: proposes each iteration's designs and learns
 /// from the navigators' results. Its own copies of the navigators are not trained.
 #[pyclass(module = "weblab._native")]

@@ -49,6 +49,7 @@ def test_a_study_runs_its_grid_and_collects_one_table(ray_local, tmp_path):
     assert [r["name"] for r in rows] == ["dr-seed1", "code-seed1"] and all(r["iterations"] == 6 for r in rows)
     table = (tmp_path / "s" / "results.md").read_text()
     assert "| dr-seed1 |" in table and "| code-seed1 |" in table and "login" in table
+    assert (tmp_path / "s" / "curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     for n in ("dr-seed1", "code-seed1"):
         assert (tmp_path / "s" / n / "plot.png").exists() and (tmp_path / "s" / n / "summary.json").exists()
     assert rows[1]["trajectory"] == weblab.train(s.runs[1][1])["trajectory"], "a study's run is the run"

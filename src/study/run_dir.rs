@@ -184,3 +184,46 @@ pub fn plot(progress: &Progress, title: &str) -> Vec<u8> {
     c.text(20, 1086, "fields: active primitives; the rest are page parts", GREY, 1);
     c.png()
 }
+
+/// A study's runs side by side: each run's best-navigator grid mean over its training, and its
+/// level-3 mean (the figure the papers' tables lead with).
+pub fn study_plot(runs: &[(String, Progress)], title: &str) -> Vec<u8> {
+    let mut c = Canvas::new(1400, 520);
+    c.text(20, 12, title, super::plot::BLACK, 2);
+    let series = |level3: bool| -> Vec<Series> {
+        runs.iter()
+            .enumerate()
+            .map(|(k, (name, p))| Series {
+                name: name.clone(),
+                color: PALETTE[k % PALETTE.len()],
+                points: p
+                    .grids
+                    .iter()
+                    .map(|(t, g, _)| {
+                        let cells: Vec<f64> =
+                            if level3 { g.iter().filter_map(|row| row.last().copied()).collect() } else { g.iter().flatten().copied().collect() };
+                        (*t, 100.0 * cells.iter().sum::<f64>() / cells.len().max(1) as f64)
+                    })
+                    .collect(),
+            })
+            .collect()
+    };
+    let half = 680;
+    line_chart(
+        &mut c,
+        Area { x: 20, y: 40, w: half, h: 460 },
+        "Zero-shot grid mean, levels 0-3 (%)",
+        "training minutes",
+        &series(false),
+        Some((0.0, 100.0)),
+    );
+    line_chart(
+        &mut c,
+        Area { x: 20 + half, y: 40, w: half, h: 460 },
+        "Zero-shot mean on level 3 (%)",
+        "training minutes",
+        &series(true),
+        Some((0.0, 100.0)),
+    );
+    c.png()
+}

@@ -5,7 +5,8 @@ A task that fails or whose worker dies is retried (``retries``) and resumes from
 its folder; one that runs past ``timeout_minutes`` of wall-clock is cancelled and started again
 the same way. With no cluster Ray starts locally on this machine's cores; with ``RAY_ADDRESS``
 set it joins that cluster unchanged. The results are collected into ``results.md`` (the README's
-CoDE table: per test site the mean over levels 0–3 and level 3) and ``results.json``; each run's
+CoDE table: per test site the mean over levels 0–3 and level 3), ``results.json`` and
+``curves.png`` (every run's grid mean and level-3 mean over training); each run's
 folder holds its ``plot.png``, ``best.wln`` and ``summary.json``.
 
 The study file (TOML; every key is checked before anything starts)::
@@ -231,7 +232,11 @@ def write_results(study: Study, rows: list[dict[str, Any]]) -> None:
     (study.out / "results.json").write_text(json.dumps(rows, indent=1))
     note = ("Zero-shot success (%) of each run's best navigator on the simulator's test sites, greedy, on seeds never "
             "trained on: mean of levels 0–3 (level 3 in brackets).\n\n")
-    (study.out / "results.md").write_text(f"# {study.name}\n\n" + note + table(rows))
+    (study.out / "results.md").write_text(f"# {study.name}\n\n" + note + table(rows) + "\n![curves](curves.png)\n")
+    from . import _native
+
+    runs = json.dumps([[r["name"], str(study.out / r["name"])] for r in rows])
+    (study.out / "curves.png").write_bytes(_native.study_plot(f"{study.name}: the runs side by side", runs))
 
 
 def main(argv: Optional[list[str]] = None) -> int:
