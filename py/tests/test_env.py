@@ -81,3 +81,10 @@ def test_bad_configs_and_calls_raise_value_errors_naming_the_problem():
     env.reset(seed=0)
     with pytest.raises(ValueError, match="outside"):
         env.step(10**9)
+
+
+def test_make_vec_gives_the_batched_vector_env():
+    venv = gymnasium.make_vec("weblab/Site-v0", num_envs=3, vectorization_mode="vector_entry_point", site="login", level=0)
+    assert isinstance(venv, SiteVectorEnv) and venv.num_envs == 3
+    obs, _ = venv.reset(seed=5)
+    assert obs["element_tokens"].shape[0] == 3

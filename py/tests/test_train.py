@@ -55,3 +55,24 @@ def test_bad_checkpoints_raise_instead_of_crashing():
         weblab.judge(b"not a checkpoint", seeds=2)
     with pytest.raises(ValueError):
         weblab.judge(b"", seeds=0)
+
+
+def test_native_work_releases_the_gil():
+    import threading
+
+    ticks = []
+    done = threading.Event()
+
+    def tick():
+        while not done.is_set():
+            ticks.append(1)
+            done.wait(0.001)
+
+    t = threading.Thread(target=tick)
+    t.start()
+    before = len(ticks)
+    weblab.train(small_config("dr", iterations=30))
+    during = len(ticks) - before
+    done.set()
+    t.join()
+    assert during > 20, f"a Python thread ran {during} times while a run trained"
