@@ -178,7 +178,16 @@ const BEFORE: &[(&str, &[f32])] = &[
 fn shipped_agents_load_and_act_as_before() {
     let pages = pages();
     let shipped = shipped();
-    assert_eq!(shipped.len(), BEFORE.len(), "an agent was added or removed: record its values here");
+    let mut unrecorded = Vec::new();
+    for (file, bytes) in &shipped {
+        if !BEFORE.iter().any(|(f, _)| f == file) {
+            let ckpt = Checkpoint::from_bytes(bytes).unwrap_or_else(|e| panic!("{file}: {e}"));
+            let mut agent = DomQNetAgent::from_checkpoint(ckpt, &Device::flex()).unwrap();
+            unrecorded.push(format!("(\"{file}\", &{:?}),", fingerprint(&mut agent, &pages)));
+        }
+    }
+    assert!(unrecorded.is_empty(), "agents with no record: add them to BEFORE:\n{}", unrecorded.join("\n"));
+    assert_eq!(shipped.len(), BEFORE.len(), "an agent was removed: drop its record");
     for (file, bytes) in shipped {
         let ckpt = Checkpoint::from_bytes(&bytes).unwrap_or_else(|e| panic!("{file}: {e}"));
         let mut agent = DomQNetAgent::from_checkpoint(ckpt, &Device::flex()).unwrap();

@@ -80,6 +80,9 @@ try {
       const entry = {
         name: task, file, tasks: pagesOf(task), env_steps: r.env_steps, eval_success: ev.success_rate, eval_episodes: ev.episodes,
         eval_seed: ev.first_seed, solved_at: t.solved_at_frames ?? null, backend: r.backend,
+        // What made it: the training seed and the command (this script's arguments, this task alone).
+        seed: Number(args.seed),
+        command: `scripts/train-agents.sh ${task} ${process.argv.slice(2).filter((a) => !tasks.includes(a)).join(' ')}`.trim(),
       };
       manifest.agents = manifest.agents.filter((a) => a.name !== task).concat(entry);
       // DOM-Q-Net agents in the order of the tasks asked for; others (the navigator) after them.
