@@ -42,8 +42,17 @@ struct EnvConfig {
     level: Option<u32>,
     /// ...or any design (the lab's design JSON)...
     design: Option<Design>,
-    /// ...or a generator drawing a new design at each reset (`{"kind": "dr"}`, `{"kind": "cl"}`).
+    /// ...or a generator drawing a new design at each reset (`{"kind": "dr"}`, `{"kind": "cl"}`),
+    /// or every `episodes_per_design` resets for a learning adversary that hears this
+    /// environment's discounted returns (`{"kind": "adversary", "objective": "alp"}`: ALP, the
+    /// one objective that needs a single agent; the others compare two navigators' returns).
     generator: Option<GeneratorSpec>,
+    /// M, the episodes an adversary's design is played for before it learns (CoDE A.14: 2).
+    #[serde(default = "episodes_per_design")]
+    episodes_per_design: usize,
+    /// Seeds an adversary's weights.
+    #[serde(default)]
+    seed: u64,
     #[serde(default = "max_elements")]
     max_elements: usize,
     #[serde(default = "max_fields")]
@@ -68,12 +77,25 @@ fn max_tokens() -> usize {
 fn hash_size() -> u32 {
     4096
 }
+fn episodes_per_design() -> usize {
+    2
+}
 
 enum Source {
     Fixed(Design),
     // In a Mutex so the Python object may be shared between threads (pyo3 asks Sync); only
     // `get_mut` is used, as every call holds the object exclusively.
-    Drawn { generator: Mutex<Box<dyn Generator + Send>>, drawn: u64 },
+    Drawn {
+        generator: Mutex<Box<dyn Generator + Send>>,
+        drawn: u64,
+    },
+    /// A learning adversary: its design, and the discounted returns of the episodes played on it.
+    Learning {
+        adversary: Mutex<Box<dyn Generator + Send>>,
+        design: Option<Design>,
+        returns: Vec<f64>,
+        drawn: u64,
+    },
 }
 
 /// One environment's state (shared by the single and the batched class).
@@ -87,6 +109,11 @@ struct Core {
     state: Option<NavState>,
     steps: u32,
     step_limit: u32,
+    /// The running episode's discounted return and discount (an adversary hears the return).
+    ret: f64,
+    gamma_t: f64,
+    /// Whether the running episode's return was handed to the adversary.
+    counted: bool,
 }
 
 /// One step's result before it becomes Python objects.
@@ -124,12 +151,24 @@ impl Core {
                 )
             }
             (None, Some(design), None) => Source::Fixed(design.clone()),
-            (None, None, Some(GeneratorSpec::Adversary { .. })) => {
-                return Err("generator: an adversary learns from navigators; train it with weblab.train".into());
+            (None, None, Some(spec @ GeneratorSpec::Adversary { objective, .. })) => {
+                if objective.population() != 1 {
+                    return Err(format!(
+                        "generator: {} compares {} navigators' returns and an environment has one agent; train it with weblab.train, or use ALP here",
+                        objective.label(),
+                        objective.population()
+                    ));
+                }
+                let dev = burn::prelude::Device::flex().autodiff();
+                let adversary: Box<dyn Generator + Send> = Box::new(spec.build_adversary(&dev, cfg.seed).map_err(|e| format!("generator: {e}"))?);
+                Source::Learning { adversary: Mutex::new(adversary), design: None, returns: Vec::new(), drawn: 0 }
             }
             (None, None, Some(spec)) => Source::Drawn { generator: Mutex::new(spec.build().map_err(|e| format!("generator: {e}"))?), drawn: 0 },
             _ => return Err("give one of site (with level), design or generator".into()),
         };
+        if !(1..=64).contains(&cfg.episodes_per_design) {
+            return Err(format!("episodes_per_design must be 1 to 64, not {}", cfg.episodes_per_design));
+        }
         if cfg.level.is_some() && cfg.site.is_none() {
             return Err("level: only a test site has a level".into());
         }
@@ -140,19 +179,60 @@ impl Core {
             return Err(format!("hash_size must be 16 to {}, not {}", 1 << 24, cfg.hash_size));
         }
         let step_limit = RewardConfig::default().step_limit;
-        Ok(Core { vocab: Vocab::new(usize::MAX), cfg, nav, source, sim: None, memory: EpisodeMemory::default(), state: None, steps: 0, step_limit })
+        Ok(Core {
+            vocab: Vocab::new(usize::MAX),
+            cfg,
+            nav,
+            source,
+            sim: None,
+            memory: EpisodeMemory::default(),
+            state: None,
+            steps: 0,
+            step_limit,
+            ret: 0.0,
+            gamma_t: 1.0,
+            counted: true,
+        })
     }
 
     fn actions(&self) -> usize {
         self.cfg.max_elements * (self.cfg.max_fields + 1)
     }
 
-    fn reset(&mut self, seed: u32) -> Arrays {
+    /// The ended (or abandoned) episode's discounted return, to the adversary once. An episode
+    /// reset before its first step was not played and is not counted.
+    fn count_episode(&mut self) {
+        if let Source::Learning { returns, design: Some(_), .. } = &mut self.source
+            && !self.counted
+            && self.steps > 0
+        {
+            returns.push(self.ret);
+        }
+        self.counted = true;
+    }
+
+    fn reset(&mut self, seed: u32) -> Result<Arrays, String> {
+        self.count_episode();
+        let m = self.cfg.episodes_per_design;
         let design = match &mut self.source {
             Source::Fixed(d) => d.clone(),
             Source::Drawn { generator, drawn } => {
                 *drawn += 1;
                 generator.get_mut().unwrap_or_else(|p| p.into_inner()).propose(&mut Rng::new(seed as u64 ^ 0x7765_626c_6162), *drawn - 1)
+            }
+            Source::Learning { adversary, design, returns, drawn } => {
+                let adversary = adversary.get_mut().unwrap_or_else(|p| p.into_inner());
+                if design.is_none() || returns.len() >= m {
+                    if design.is_some() {
+                        adversary.observe(&[weblab::curriculum::Outcome { returns: vec![std::mem::take(returns)] }]);
+                    }
+                    *design = Some(adversary.propose(&mut Rng::new(seed as u64 ^ 0x6164_7665_7273), *drawn));
+                    *drawn += 1;
+                    if let Some(e) = adversary.failure() {
+                        return Err(format!("the {} adversary failed: {e}", adversary.name()));
+                    }
+                }
+                design.clone().expect("a design was just proposed")
             }
         };
         let mut sim = SiteSim::new(design, seed, Values::default(), RewardConfig::default());
@@ -160,7 +240,8 @@ impl Core {
         self.sim = Some(sim);
         self.memory = EpisodeMemory::default();
         self.steps = 0;
-        self.read(&obs)
+        (self.ret, self.gamma_t, self.counted) = (0.0, 1.0, false);
+        Ok(self.read(&obs))
     }
 
     fn read(&mut self, obs: &Observation) -> Arrays {
@@ -284,7 +365,7 @@ impl SiteEnv {
     /// Starts an episode; the same seed gives the same page and instruction.
     fn reset<'py>(&mut self, py: Python<'py>, seed: u32) -> PyResult<Bound<'py, PyDict>> {
         let core = &mut self.core;
-        let obs = native(py, || Ok(core.reset(seed)))?;
+        let obs = native(py, || core.reset(seed))?;
         to_dict(py, &[obs])
     }
 
@@ -320,7 +401,7 @@ impl SiteBatch {
             return Err(bad_value(format!("{} seeds for {} environments", seeds.len(), self.cores.len())));
         }
         let cores = &mut self.cores;
-        let obs = native(py, || Ok(cores.iter_mut().zip(&seeds).map(|(c, &s)| c.reset(s)).collect::<Vec<_>>()))?;
+        let obs = native(py, || cores.iter_mut().zip(&seeds).map(|(c, &s)| c.reset(s)).collect::<Result<Vec<_>, _>>())?;
         to_dict(py, &obs)
     }
 
@@ -345,7 +426,7 @@ impl SiteBatch {
                     .map(|(c, (&a, &s))| {
                         let mut o = c.step(a)?;
                         if o.terminated || o.truncated {
-                            o.obs = c.reset(s);
+                            o.obs = c.reset(s)?;
                         }
                         Ok(o)
                     })

@@ -88,3 +88,29 @@ def test_make_vec_gives_the_batched_vector_env():
     assert isinstance(venv, SiteVectorEnv) and venv.num_envs == 3
     obs, _ = venv.reset(seed=5)
     assert obs["element_tokens"].shape[0] == 3
+
+
+def test_an_alp_adversary_designs_the_sites_and_learns_from_the_episodes():
+    # Gymnasium's checker replays seeds and expects the same pages: it holds while a design stands
+    # (here for all of the checker's episodes); the adversary's learning is checked below.
+    env = gymnasium.make("weblab/Generated-v0", generator={"kind": "adversary", "objective": "alp"}, episodes_per_design=64).unwrapped
+    check_env(env, skip_render_check=True)
+    env = SiteEnv(generator={"kind": "adversary", "objective": "alp"}, episodes_per_design=2)
+    rng = np.random.default_rng(3)
+    firsts = []
+    for episode in range(6):
+        obs, _ = env.reset(seed=100 + episode)
+        firsts.append(obs["element_tokens"].copy())
+        for _ in range(30):
+            open_ = np.flatnonzero(obs["action_mask"])
+            if not len(open_):
+                break
+            obs, _, term, trunc, _ = env.step(int(rng.choice(open_)))
+            if term or trunc:
+                break
+    # Each design is played for two episodes, then the adversary learns and proposes the next.
+    assert any(not np.array_equal(firsts[0], f) for f in firsts[2:])
+    with pytest.raises(ValueError, match="compares 2 navigators"):
+        SiteEnv(generator={"kind": "adversary", "objective": "code"})
+    with pytest.raises(ValueError, match="episodes_per_design"):
+        SiteEnv(generator={"kind": "adversary", "objective": "alp"}, episodes_per_design=0)

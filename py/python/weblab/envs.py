@@ -2,7 +2,10 @@
 
 ``gymnasium.make("weblab/Site-v0", site="login", level=1)`` — a test site; ``design={...}`` — any
 design (the lab's design JSON); ``gymnasium.make("weblab/Generated-v0", generator={"kind": "dr"})``
-— a new design drawn at each reset (DR, or CL with its schedule).
+— a new design drawn at each reset (DR, or CL with its schedule); ``generator={"kind":
+"adversary", "objective": "alp"}`` — a learning adversary (ALP) proposes a design every
+``episodes_per_design`` resets (default 2) and learns from the episodes' discounted returns (the
+objectives that compare two navigators need ``weblab.train``).
 
 Observation (a Dict of fixed-size arrays; rows past the page's elements or fields are zero):
 ``element_tokens`` int32 [E, 5, T] (tag, value, text, placeholder, classes; token ids hashed into
@@ -62,9 +65,11 @@ class SiteEnv(gymnasium.Env):
 
     def __init__(self, site: Optional[str] = None, level: Optional[int] = None, design: Optional[dict] = None,
                  generator: Optional[dict] = None, max_elements: Optional[int] = None, max_fields: Optional[int] = None,
-                 max_tokens: Optional[int] = None, hash_size: Optional[int] = None):
+                 max_tokens: Optional[int] = None, hash_size: Optional[int] = None, episodes_per_design: Optional[int] = None,
+                 seed: Optional[int] = None):
         self._config = _config(dict(site=site, level=level, design=design, generator=generator, max_elements=max_elements,
-                                    max_fields=max_fields, max_tokens=max_tokens, hash_size=hash_size))
+                                    max_fields=max_fields, max_tokens=max_tokens, hash_size=hash_size,
+                                    episodes_per_design=episodes_per_design, seed=seed))
         self.observation_space, self.action_space, self._dims = _space(self._config)
         self._env = _native.SiteEnv(self._config)
         self._seeds: Optional[np.random.Generator] = None
