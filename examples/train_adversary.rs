@@ -43,15 +43,10 @@ fn parse() -> Result<(RunConfig, Option<String>), String> {
         generator: match g.as_str() {
             "dr" => GeneratorSpec::Dr { max_pages: None, slots: None },
             "cl" => GeneratorSpec::Cl { p_start: None, ramp: None, max_pages: None },
-            _ => GeneratorSpec::Adversary {
-                objective: weblab::adversary::Objective::from_key(&g)
+            _ => GeneratorSpec::adversary(
+                weblab::adversary::Objective::from_key(&g)
                     .ok_or(format!("unknown generator {g} (paired, flexible_paired, flexible_b_paired, code, alp, dr, cl)"))?,
-                alpha: None,
-                beta: None,
-                delta: None,
-                budget: None,
-                config: None,
-            },
+            ),
         },
         ..RunConfig::default()
     };

@@ -195,6 +195,11 @@ impl Core {
         })
     }
 
+    /// The array shapes: (E, attributes, T, F, H, actions).
+    fn spaces(&self) -> (usize, usize, usize, usize, u32, usize) {
+        (self.cfg.max_elements, ATTRIBUTES, self.cfg.max_tokens, self.cfg.max_fields, self.cfg.hash_size, self.actions())
+    }
+
     fn actions(&self) -> usize {
         self.cfg.max_elements * (self.cfg.max_fields + 1)
     }
@@ -340,15 +345,6 @@ fn info<'py>(py: Python<'py>, o: &Out) -> PyResult<Bound<'py, PyDict>> {
     Ok(d)
 }
 
-/// The array shapes for an environment config: (E, A, T, F, H, actions).
-#[pyfunction]
-pub fn spaces(config: &str) -> PyResult<(usize, usize, usize, usize, u32, usize)> {
-    guarded(|| {
-        let c = Core::new(config).map_err(bad_value)?;
-        Ok((c.cfg.max_elements, ATTRIBUTES, c.cfg.max_tokens, c.cfg.max_fields, c.cfg.hash_size, c.actions()))
-    })
-}
-
 /// One simulated site (see the module docs for its spaces).
 #[pyclass(module = "weblab._native")]
 pub struct SiteEnv {
@@ -360,6 +356,11 @@ impl SiteEnv {
     #[new]
     fn new(config: &str) -> PyResult<Self> {
         guarded(|| Ok(SiteEnv { core: Core::new(config).map_err(bad_value)? }))
+    }
+
+    /// The array shapes: (E, attributes, T, F, H, actions).
+    fn spaces(&self) -> (usize, usize, usize, usize, u32, usize) {
+        self.core.spaces()
     }
 
     /// Starts an episode; the same seed gives the same page and instruction.
@@ -393,6 +394,11 @@ impl SiteBatch {
             return Err(bad_value(format!("num_envs must be 1 to 4096, not {n}")));
         }
         guarded(|| Ok(SiteBatch { cores: (0..n).map(|_| Core::new(config)).collect::<Result<_, _>>().map_err(bad_value)? }))
+    }
+
+    /// The array shapes of each environment: (E, attributes, T, F, H, actions).
+    fn spaces(&self) -> (usize, usize, usize, usize, u32, usize) {
+        self.cores[0].spaces()
     }
 
     /// Resets every environment with its seed; stacked observations.

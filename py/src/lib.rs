@@ -41,7 +41,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run::check_config, m)?)?;
     m.add_function(wrap_pyfunction!(run::judge, m)?)?;
     m.add_function(wrap_pyfunction!(run::study_plot, m)?)?;
-    m.add_function(wrap_pyfunction!(env::spaces, m)?)?;
     m.add("TEST_SITES", weblab::gminiwob::test_sites::TEST_SITES.to_vec())?;
     m.add("LEVELS", weblab::gminiwob::test_sites::LEVELS)?;
     Ok(())

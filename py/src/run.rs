@@ -9,7 +9,7 @@ use burn::prelude::Device;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use weblab::curriculum::Generator;
-use weblab::curriculum::train::{Learned, PopulationTrainer, play_and_learn, population};
+use weblab::curriculum::train::{Learned, PopulationTrainer, play_and_learn, population, population_member};
 use weblab::gminiwob::Design;
 use weblab::gminiwob::SiteSim;
 use weblab::navigator::Navigator;
@@ -165,7 +165,7 @@ impl Learner {
             if index >= cfg.population_size() {
                 return Err(bad_value(format!("index {index}: the population has {} navigators", cfg.population_size())));
             }
-            let nav = population(&cfg.navigator, cfg.population_size(), &Device::flex().autodiff(), cfg.seed).map_err(bad_value)?.swap_remove(index);
+            let nav = population_member(&cfg.navigator, &Device::flex().autodiff(), cfg.seed, index).map_err(bad_value)?;
             Ok(Learner { nav, envs: sim_pool(cfg.loop_cfg.designs * cfg.loop_cfg.episodes), label: cfg.label() })
         })
     }

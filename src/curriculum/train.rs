@@ -81,9 +81,15 @@ pub fn revivals(since_success: &[u64], window: u64) -> Vec<(usize, usize)> {
     (0..since_success.len()).filter(|&i| since_success[i] >= window).map(|i| (i, source)).collect()
 }
 
-/// `size` fresh navigators; navigator i is seeded with `seed`·1000 + i.
+/// `size` fresh navigators, navigator i as [`population_member`] makes it.
 pub fn population(cfg: &NavigatorConfig, size: usize, device: &Device, seed: u64) -> Result<Vec<Navigator>, String> {
-    (0..size).map(|i| Navigator::new(cfg.clone(), device, seed.wrapping_mul(1000).wrapping_add(i as u64))).collect()
+    (0..size).map(|i| population_member(cfg, device, seed, i)).collect()
+}
+
+/// Navigator `i` of a fresh population, alone (a navigator trained on its own worker): seeded
+/// with `seed`·1000 + i.
+pub fn population_member(cfg: &NavigatorConfig, device: &Device, seed: u64, i: usize) -> Result<Navigator, String> {
+    Navigator::new(cfg.clone(), device, seed.wrapping_mul(1000).wrapping_add(i as u64))
 }
 
 /// What one iteration did.

@@ -54,6 +54,11 @@ pub enum GeneratorSpec {
 }
 
 impl GeneratorSpec {
+    /// An adversary with `objective` and the papers' constants and config.
+    pub fn adversary(objective: Objective) -> Self {
+        GeneratorSpec::Adversary { objective, alpha: None, beta: None, delta: None, budget: None, config: None }
+    }
+
     /// The generator, or what is wrong with the request.
     pub fn build(&self) -> Result<Box<dyn Generator + Send>, String> {
         Ok(match self {

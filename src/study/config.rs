@@ -55,14 +55,7 @@ pub struct RunConfig {
 impl Default for RunConfig {
     fn default() -> Self {
         RunConfig {
-            generator: GeneratorSpec::Adversary {
-                objective: crate::adversary::Objective::Code,
-                alpha: None,
-                beta: None,
-                delta: None,
-                budget: None,
-                config: None,
-            },
+            generator: GeneratorSpec::adversary(crate::adversary::Objective::Code),
             seed: 1,
             minutes: 5.0,
             iterations: None,

@@ -371,14 +371,7 @@ mod tests {
         let tmp = std::env::temp_dir().join(format!("weblab-study-{}", std::process::id()));
         let (a, b) = (tmp.join("a"), tmp.join("b"));
         let _ = std::fs::remove_dir_all(&tmp);
-        let spec = GeneratorSpec::Adversary {
-            objective: crate::adversary::Objective::Code,
-            alpha: None,
-            beta: None,
-            delta: None,
-            budget: None,
-            config: None,
-        };
+        let spec = GeneratorSpec::adversary(crate::adversary::Objective::Code);
         let quiet = &mut |_: &str| {};
         let whole = train(&small(spec.clone(), 6), Some(a.to_str().unwrap()), quiet).unwrap();
         let first = train(&small(spec.clone(), 3), Some(b.to_str().unwrap()), quiet).unwrap();

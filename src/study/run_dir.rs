@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::adversary::history::PrimitiveHistory;
 use crate::gminiwob::primitive::{PRIMITIVE_COUNT, by_index};
 use crate::gminiwob::test_sites::TEST_SITES;
+use crate::navigator::train::grid_mean;
 use serde::{Deserialize, Serialize};
 
 use super::plot::{Area, Canvas, GREY, PALETTE, Series, bar_chart, line_chart};
@@ -117,7 +118,7 @@ pub fn plot(progress: &Progress, title: &str) -> Vec<u8> {
             out.push(Series {
                 name: "mean".into(),
                 color: PALETTE[7],
-                points: progress.grids.iter().map(|(t, g, _)| (*t, 100.0 * g.iter().flatten().sum::<f64>() / 20.0)).collect(),
+                points: progress.grids.iter().map(|(t, g, _)| (*t, 100.0 * grid_mean(g))).collect(),
             });
         }
         out

@@ -34,8 +34,8 @@ def _config(kwargs: dict[str, Any]) -> str:
     return json.dumps({k: v for k, v in kwargs.items() if v is not None})
 
 
-def _space(config: str) -> tuple[spaces.Dict, spaces.Discrete, tuple]:
-    e, a, t, f, h, n = _native.spaces(config)
+def _space(native_env) -> tuple[spaces.Dict, spaces.Discrete, tuple]:
+    e, a, t, f, h, n = native_env.spaces()
     obs = spaces.Dict(
         {
             "element_tokens": spaces.Box(0, h - 1, (e, a, t), np.int32),
@@ -70,8 +70,8 @@ class SiteEnv(gymnasium.Env):
         self._config = _config(dict(site=site, level=level, design=design, generator=generator, max_elements=max_elements,
                                     max_fields=max_fields, max_tokens=max_tokens, hash_size=hash_size,
                                     episodes_per_design=episodes_per_design, seed=seed))
-        self.observation_space, self.action_space, self._dims = _space(self._config)
         self._env = _native.SiteEnv(self._config)
+        self.observation_space, self.action_space, self._dims = _space(self._env)
         self._seeds: Optional[np.random.Generator] = None
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
@@ -106,10 +106,10 @@ class SiteVectorEnv(gymnasium.vector.VectorEnv):
             kwargs["generator"] = {"kind": "dr"}
         config = _config(kwargs)
         self.num_envs = num_envs
-        self.single_observation_space, self.single_action_space, self._dims = _space(config)
+        self._batch = _native.SiteBatch(config, num_envs)
+        self.single_observation_space, self.single_action_space, self._dims = _space(self._batch)
         self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, num_envs)
         self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, num_envs)
-        self._batch = _native.SiteBatch(config, num_envs)
         self._rng = np.random.default_rng()
 
     def _seeds(self) -> list[int]:

@@ -30,24 +30,33 @@ class _Worker:
         return self.learner.save()
 
 
-def _loop(config: dict[str, Any], iterations: int, play_all) -> dict[str, Any]:
+def _loop(config: dict[str, Any], iterations: int, start_workers) -> dict[str, Any]:
+    """``iterations`` of the loop: the driver proposes, ``play_all(proposal)`` (from
+    ``start_workers(config_json, population)``) returns every navigator's result in order."""
     check_config(config)
     if not isinstance(iterations, int) or iterations < 1:
         raise ValueError(f"iterations must be a positive integer, not {iterations!r}")
-    driver = _native.Driver(json.dumps(config))
+    config_json = json.dumps(config)
+    driver = _native.Driver(config_json)
+    play_all, stop = start_workers(config_json, driver.population)
     returns, trajectory = [], ""
-    for _ in range(iterations):
-        proposal = driver.propose()
-        rets, trajectory = driver.finish(play_all(proposal))
-        returns.append(rets)
+    try:
+        for _ in range(iterations):
+            rets, trajectory = driver.finish(play_all(driver.propose()))
+            returns.append(rets)
+    finally:
+        stop()
     return {"iterations": driver.iteration, "returns": returns, "trajectory": trajectory}
 
 
 def run_serial(config: dict[str, Any], iterations: int) -> dict[str, Any]:
     """``iterations`` of the loop with the navigators in this process, one after another."""
-    check_config(config)
-    workers = [_Worker(json.dumps(config), i) for i in range(_native.Driver(json.dumps(config)).population)]
-    return _loop(config, iterations, lambda p: [w.play(p) for w in workers])
+
+    def start(config_json: str, size: int):
+        workers = [_Worker(config_json, i) for i in range(size)]
+        return (lambda p: [w.play(p) for w in workers]), (lambda: None)
+
+    return _loop(config, iterations, start)
 
 
 def run_on_ray(config: dict[str, Any], iterations: int, num_cpus_per_actor: float = 1.0) -> dict[str, Any]:
@@ -55,15 +64,15 @@ def run_on_ray(config: dict[str, Any], iterations: int, num_cpus_per_actor: floa
     is not running; ``RAY_ADDRESS`` joins a cluster). Only proposals and results travel."""
     import ray
 
-    check_config(config)
+    check_config(config)  # before Ray starts
     if not ray.is_initialized():
         ray.init()
     actor = ray.remote(num_cpus=num_cpus_per_actor)(_Worker)
-    size = _native.Driver(json.dumps(config)).population
-    workers = [actor.remote(json.dumps(config), i) for i in range(size)]
-    try:
+
+    def start(config_json: str, size: int):
+        workers = [actor.remote(config_json, i) for i in range(size)]
         # ray.get returns the results in the order asked, whichever actor finished first.
-        return _loop(config, iterations, lambda p: ray.get([w.play.remote(p) for w in workers]))
-    finally:
-        for w in workers:
-            ray.kill(w)
+        play_all = lambda p: ray.get([w.play.remote(p) for w in workers])  # noqa: E731
+        return play_all, lambda: [ray.kill(w) for w in workers]
+
+    return _loop(config, iterations, start)

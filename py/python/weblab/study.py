@@ -176,8 +176,9 @@ def run(study: Study, poll_s: float = 1.0, say=print) -> list[dict[str, Any]]:
 
     for name, cfg in study.runs:
         done = study.out / name / "summary.json"
-        if done.exists() and json.loads(done.read_text()).get("iterations") is not None and _finished(cfg, json.loads(done.read_text())):
-            results[name] = json.loads(done.read_text())
+        summary = json.loads(done.read_text()) if done.exists() else None
+        if summary is not None and "iterations" in summary and _finished(cfg, summary):
+            results[name] = summary
             say(f"[study] {name}: already finished")
         else:
             start(name, cfg)
