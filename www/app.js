@@ -200,6 +200,11 @@ async function main() {
       if ($('source').value === 'miniwob') return miniwob.prefix + $('miniwob-task').value;
       return $('task').value;
     },
+    // Whether the person is still filling in a folder's task (its folder or page name is empty):
+    // the Watch view's play loop waits instead of opening a page named "".
+    taskPending() {
+      return $('source').value === 'external' && (!$('base-url').value.trim() || !$('task-name').value.trim());
+    },
     taskSpec() {
       const t = ctx.task();
       return typeof t === 'string' ? ctx.specOf(t) : t;

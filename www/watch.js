@@ -207,6 +207,7 @@ export function initWatch(ctx) {
       if (done) {
         await sleep(900);
         if (!playing || mine !== token) break;
+        if (ctx.taskPending()) { pause(); break; }
         if (episode.task) ctx.setSeed(episode.seed + 1);
         await newEpisode();
         if (done) break;

@@ -341,10 +341,26 @@ pub async fn train<E: Env>(
 /// under the rules of a [`GreedyEpisode`].
 pub async fn evaluate<E: Env>(agent: &mut DomQNetAgent, env: &mut E, task: &TaskSpec, episodes: u32, seed: u32) -> Result<RunStats, EnvError> {
     let mut stats = RunStats::default();
-    for e in 0..episodes {
-        stats.record(&greedy_episode(agent, env, task, seed.wrapping_add(e)).await?);
+    for ep in evaluate_episodes(agent, env, task, episodes, seed).await? {
+        stats.record(&ep);
     }
     Ok(stats)
+}
+
+/// [`evaluate`]'s episodes one by one (seed, steps, reward, how each ended), for a report that
+/// says why the failures failed.
+pub async fn evaluate_episodes<E: Env>(
+    agent: &mut DomQNetAgent,
+    env: &mut E,
+    task: &TaskSpec,
+    episodes: u32,
+    seed: u32,
+) -> Result<Vec<EpisodeResult>, EnvError> {
+    let mut out = Vec::with_capacity(episodes as usize);
+    for e in 0..episodes {
+        out.push(greedy_episode(agent, env, task, seed.wrapping_add(e)).await?);
+    }
+    Ok(out)
 }
 
 async fn greedy_episode<E: Env>(agent: &mut DomQNetAgent, env: &mut E, task: &TaskSpec, ep_seed: u32) -> Result<EpisodeResult, EnvError> {

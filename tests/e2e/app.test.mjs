@@ -71,7 +71,10 @@ test('a cross-origin task folder gets a clear message and the lab keeps running'
   await page.fill('#base-url', 'https://example.com/miniwob/html/miniwob/');
   await page.fill('#task-name', 'click-test');
   await page.click('#new-episode');
-  await page.waitForSelector('#message:not([hidden])');
+  await page.waitForFunction(() => /points to another site/.test(document.getElementById('message').textContent)).catch(async (e) => {
+    const seen = await page.evaluate(() => ({ ready: document.body.dataset.ready, message: document.getElementById('message').textContent, play: document.getElementById('play').textContent }));
+    throw new Error(`${e.message}\npage showed: ${JSON.stringify(seen)}`);
+  });
   assert.match(await page.textContent('#message'), /its folder "https:\/\/example\.com\/miniwob\/html\/miniwob\/" points to another site/);
   // A missing page on our own origin is reported too.
   await page.fill('#base-url', '/nowhere/');

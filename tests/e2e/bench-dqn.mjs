@@ -8,6 +8,7 @@
 //        [--preset paper|reference-code|code-sizes|fast-tab] [--pages lab|miniwob]
 //        (--pages miniwob: the real MiniWoB++ pages of those names; a name miniwob/<task> also does)
 //        [--eval N] (after training, N greedy episodes on held-out seeds per task, as issue #34 asks)
+//        [--after-solved N] (train N more steps after the 90 % window before stopping and evaluating)
 //   node tests/e2e/bench-dqn.mjs --multitask [--budget 100000] [--minutes M] [--backends cpu]
 //        (--minutes: stop after M minutes of training, e.g. 20 for issue #16's goal)
 //   node tests/e2e/bench-dqn.mjs --update-profile [--updates 100] [--batch 128] [--preset P]
@@ -40,6 +41,9 @@ const { values: args } = parseArgs({
     preset: { type: 'string', default: 'paper' },
     seed: { type: 'string', default: '1' },
     eval: { type: 'string', default: '0' },
+    // Steps trained on after the 90 % window before the run stops (and --eval plays greedily):
+    // the paper tests "at the end of the training once the agent converges" (appendix 6.6).
+    'after-solved': { type: 'string', default: '0' },
     'log-every': { type: 'string', default: '30' },
     'update-profile': { type: 'boolean', default: false },
     updates: { type: 'string', default: '100' },
@@ -115,7 +119,7 @@ try {
       console.log(`\n${tasks.length > 1 ? `${tasks.length} tasks` : tasks[0]} on ${backend}, budget ${frames} steps`);
       const r = await trainInPage(page, {
         tasks, frames, backend, config, seed: Number(args.seed), stopWhenSolved: true, logEveryS: Number(args['log-every']),
-        evalEpisodes: Number(args.eval),
+        evalEpisodes: Number(args.eval), afterSolved: Number(args['after-solved']),
         stopAfterS: 60 * Number(args.minutes),
       });
       if (r.error) {

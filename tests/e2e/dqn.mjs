@@ -125,7 +125,12 @@ export async function trainInPage(page, opts, log = (line) => console.log(line))
       session.addEventListener('status', (e) => window.weblabDqnLog(`  ${e.detail.text}`));
       session.addEventListener('checkpoint', (e) => { checkpoint = e.detail.bytes; });
       session.addEventListener('snapshot', (e) => { snapshot = e.detail.bytes; });
-      session.addEventListener('evaluation', (e) => { evaluation.push(e.detail); window.weblabDqnLog(`  greedy ${e.detail.task}: ${e.detail.successes}/${e.detail.episodes}`); });
+      session.addEventListener('evaluation', (e) => {
+        const d = e.detail;
+        evaluation.push(d);
+        const why = (d.failures || []).map((f) => `seed ${f.seed}: ${f.steps} steps, ${f.reason || `reward ${f.raw_reward}`}`).join('; ');
+        window.weblabDqnLog(`  greedy ${d.task}: ${d.successes}/${d.episodes}, ${Number(d.mean_steps).toFixed(1)} steps per episode${why ? ` (failures: ${why})` : ''}`);
+      });
       session.addEventListener('progress', (e) => {
         const p = e.detail;
         last = p;

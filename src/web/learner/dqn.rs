@@ -18,11 +18,12 @@ use super::driver::{TrainingRun, drive};
 use super::protocol::{Flags, Watched, message, post, post_run_snapshot, restore_optimizer, status};
 use crate::dom_q_net::agent::{NOT_FINITE, probe_update};
 use crate::dom_q_net::checkpoint::Checkpoint;
-use crate::dom_q_net::train::{Control, TrainEvent, Trainer, evaluate};
+use crate::dom_q_net::train::{Control, TrainEvent, Trainer, evaluate_episodes};
 use crate::dom_q_net::{DomQNetAgent, DqnConfig};
 use crate::env::EnvError;
 use crate::learn::failures::EnvFailures;
 use crate::request::{SNAPSHOT_SCHEMA, SavedRun, TrainRequest};
+use crate::runner::RunStats;
 
 struct DqnProbe(DqnConfig);
 impl Probe for DqnProbe {
@@ -276,9 +277,13 @@ impl TrainingRun for DqnRun {
         for (k, task) in req.tasks.iter().enumerate().filter(|_| req.eval_episodes > 0) {
             status(format!("evaluating {} greedily on {} held-out episodes…", task.label(), req.eval_episodes));
             let t0 = now_ms();
-            let stats = evaluate(&mut self.agent, &mut self.envs[k], task, req.eval_episodes, req.eval_seed)
+            let episodes = evaluate_episodes(&mut self.agent, &mut self.envs[k], task, req.eval_episodes, req.eval_seed)
                 .await
                 .map_err(|e| format!("evaluating {}: {e}", task.label()))?;
+            let mut stats = RunStats::default();
+            episodes.iter().for_each(|ep| stats.record(ep));
+            // Why the failures failed: the first few, as they ended (seed, steps, the page's or the lab's reason).
+            let failures: Vec<_> = episodes.iter().filter(|ep| !ep.success()).take(5).collect();
             let result = serde_json::json!({
                 "task": task.label(),
                 "episodes": stats.episodes,
@@ -286,6 +291,8 @@ impl TrainingRun for DqnRun {
                 "success_rate": stats.successes as f64 / stats.episodes.max(1) as f64,
                 "mean_reward": stats.mean_reward_100,
                 "first_seed": req.eval_seed,
+                "mean_steps": stats.steps as f64 / stats.episodes.max(1) as f64,
+                "failures": failures,
                 "seconds": (now_ms() - t0) / 1000.0,
             });
             post(message("evaluation", result.clone()));
