@@ -157,6 +157,7 @@ try {
           'steps to 90%': t.solved_at_frames ?? `not in ${r.env_steps}`,
           'time to 90% (s)': t.solved_at_ms != null ? fmt(t.solved_at_ms / 1000) : '-',
           'final success %': fmt(100 * t.stats.success_rate_100, 0),
+          'steps trained': r.env_steps,
           ...(r.evaluation.length ? { 'greedy held-out': r.evaluation.map((e) => `${e.successes}/${e.episodes}`).join(' · ') } : {}),
           'act ms/step': fmt(r.act_ms, 2),
           'env ms/step': fmt(r.env_ms, 2),
