@@ -99,6 +99,13 @@ impl RunStats {
         self.last = Some(ep.clone());
     }
 
+    /// The statistics of these episodes, recorded in order.
+    pub fn of<'a>(episodes: impl IntoIterator<Item = &'a EpisodeResult>) -> Self {
+        let mut stats = RunStats::default();
+        episodes.into_iter().for_each(|ep| stats.record(ep));
+        stats
+    }
+
     pub fn set_elapsed(&mut self, seconds: f64) {
         self.elapsed_s = seconds;
         if seconds > 0.0 {
@@ -130,5 +137,11 @@ mod tests {
         assert!((s.success_rate_100 - 0.99).abs() < 1e-12);
         s.set_elapsed(2.0);
         assert!((s.episodes_per_s - 75.5).abs() < 1e-12);
+
+        let eps: Vec<_> = (0..150).map(|i| ep(if i % 3 == 0 { 1.0 } else { -1.0 }, 1 + i % 4)).collect();
+        let (of, mut one_by_one) = (RunStats::of(&eps), RunStats::default());
+        eps.iter().for_each(|e| one_by_one.record(e));
+        assert_eq!(serde_json::to_string(&of).unwrap(), serde_json::to_string(&one_by_one).unwrap());
+        assert_eq!((of.episodes, of.successes, of.steps), (150, 50, 373));
     }
 }

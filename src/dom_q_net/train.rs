@@ -340,11 +340,7 @@ pub async fn train<E: Env>(
 /// Greedy evaluation (noise off): success rate of `episodes` episodes from seed `seed` on, each
 /// under the rules of a [`GreedyEpisode`].
 pub async fn evaluate<E: Env>(agent: &mut DomQNetAgent, env: &mut E, task: &TaskSpec, episodes: u32, seed: u32) -> Result<RunStats, EnvError> {
-    let mut stats = RunStats::default();
-    for ep in evaluate_episodes(agent, env, task, episodes, seed).await? {
-        stats.record(&ep);
-    }
-    Ok(stats)
+    Ok(RunStats::of(&evaluate_episodes(agent, env, task, episodes, seed).await?))
 }
 
 /// [`evaluate`]'s episodes one by one (seed, steps, reward, how each ended), for a report that

@@ -280,8 +280,7 @@ impl TrainingRun for DqnRun {
             let episodes = evaluate_episodes(&mut self.agent, &mut self.envs[k], task, req.eval_episodes, req.eval_seed)
                 .await
                 .map_err(|e| format!("evaluating {}: {e}", task.label()))?;
-            let mut stats = RunStats::default();
-            episodes.iter().for_each(|ep| stats.record(ep));
+            let stats = RunStats::of(&episodes);
             // Why the failures failed: the first few, as they ended (seed, steps, the page's or the lab's reason).
             let failures: Vec<_> = episodes.iter().filter(|ep| !ep.success()).take(5).collect();
             let result = serde_json::json!({
