@@ -34,6 +34,10 @@ pub struct Packed {
     pub texts: Vec<i64>,
     pub focused: Vec<f32>,
     pub tampered: Vec<f32>,
+    /// Each node's place among its siblings, one-hot, [b*v*siblings] (empty when the config's
+    /// `sibling_positions` is 0).
+    pub sibling: Vec<f32>,
+    pub siblings: usize,
     /// 1 where the node has text and its state has goal tokens (the alignment is defined).
     pub text_valid: Vec<f32>,
     /// Additive node mask, [b*v].
@@ -66,12 +70,14 @@ pub fn pack(states: &[&StateFeatures], cfg: &DqnConfig, rng: &mut Rng) -> Packed
     let g = states.iter().map(|s| s.goal.len()).max().unwrap_or(1).max(1);
     let positions = cfg.max_goal_tokens;
     let text_vocab = cfg.text_vocab as u32;
-    let mut p = Packed { b, v, l, g, positions, ..Default::default() };
+    let siblings = cfg.sibling_positions;
+    let mut p = Packed { b, v, l, g, positions, siblings, ..Default::default() };
     p.tags.resize(b * v, PAD as i64);
     p.classes.resize(b * v, PAD as i64);
     p.texts.resize(b * v, PAD as i64);
     p.focused.resize(b * v, 0.0);
     p.tampered.resize(b * v, 0.0);
+    p.sibling.resize(b * v * siblings, 0.0);
     p.text_valid.resize(b * v, 0.0);
     p.node_mask.resize(b * v, NEG);
     p.pad_to_node.resize(b * v, -1);
@@ -87,8 +93,15 @@ pub fn pack(states: &[&StateFeatures], cfg: &DqnConfig, rng: &mut Rng) -> Packed
         let first_node = p.node_rows.len();
         let remap = |id: u32| -> i64 { if id >= text_vocab { (text_vocab + oov_offset + (id - text_vocab)) as i64 } else { id as i64 } };
         let has_goal = !s.goal.is_empty();
+        // Children seen so far per parent: parents come before their children, in page order.
+        let mut seen: std::collections::HashMap<u16, usize> = std::collections::HashMap::new();
         for i in 0..s.num_nodes() {
             let row = base + i;
+            if siblings > 0 {
+                let place = seen.entry(s.parents[i]).or_insert(0);
+                p.sibling[row * siblings + (*place).min(siblings - 1)] = 1.0;
+                *place += 1;
+            }
             p.tags[row] = s.tags[i] as i64;
             p.classes[row] = s.classes[i] as i64;
             p.texts[row] = remap(s.texts[i]);

@@ -140,7 +140,7 @@ impl Checkpoint {
     /// Refuses a checkpoint whose network differs in shape or kind from `cfg`'s.
     pub fn check_fits(&self, cfg: &DqnConfig) -> Result<(), CheckpointError> {
         let c = &self.header.config;
-        let fields: [(&str, usize, usize); 13] = [
+        let fields: [(&str, usize, usize); 14] = [
             ("tag_vocab", c.tag_vocab, cfg.tag_vocab),
             ("text_vocab", c.text_vocab, cfg.text_vocab),
             ("class_vocab", c.class_vocab, cfg.class_vocab),
@@ -153,6 +153,7 @@ impl Checkpoint {
             ("token_hidden", c.token_hidden, cfg.token_hidden),
             ("mode_hidden", c.mode_hidden, cfg.mode_hidden),
             ("local_text_embedding", c.local_text_embedding as usize, cfg.local_text_embedding as usize),
+            ("sibling_positions", c.sibling_positions, cfg.sibling_positions),
             (
                 "goal_attention + goal_concat",
                 c.goal_attention as usize * 2 + c.goal_concat as usize,

@@ -52,6 +52,15 @@ pub struct DqnConfig {
     /// checkpoint saved without it reads it as off.
     #[serde(default)]
     pub split_dom_text: bool,
+    /// Give each node its place among its siblings, one-hot over this many slots (the last slot
+    /// takes every later sibling), in the local module. 0, the paper's and the authors' code's
+    /// features: none, so siblings with the same tag, class, text and flags get the same Q-value
+    /// — focus-text-2's three text boxes differ only by id and margin, and "the 2nd input" cannot
+    /// be told from the others. WGE's DOMNet reads where elements are; here it is a stated
+    /// deviation from DOM-Q-Net's features, off in every preset. A checkpoint saved without it
+    /// reads it as 0.
+    #[serde(default)]
+    pub sibling_positions: usize,
 
     // ---------------------------------------------------------------- network (Table 2, §3.3)
     /// Message-passing steps T (Table 2: 3; 7 for social-media, see [`DqnConfig::for_tasks`]).
@@ -146,6 +155,7 @@ impl Default for DqnConfig {
             max_goal_tokens: 18,
             normalize_goal_tokens: false,
             split_dom_text: false,
+            sibling_positions: 0,
             gnn_steps: 3,
             dom_hidden: 128,
             token_hidden: 128,
@@ -311,9 +321,9 @@ impl DqnConfig {
     }
 
     /// Size of a node's local embedding: tag, class, [text], goal alignment, focused (one-hot 2),
-    /// tampered (one-hot 2).
+    /// tampered (one-hot 2), [place among its siblings].
     pub fn local_dim(&self) -> usize {
-        self.tag_dim + self.class_dim + if self.local_text_embedding { self.text_dim } else { 0 } + 1 + 2 + 2
+        self.tag_dim + self.class_dim + if self.local_text_embedding { self.text_dim } else { 0 } + 1 + 2 + 2 + self.sibling_positions
     }
 
     /// Size of the global module.
@@ -349,7 +359,7 @@ impl DqnConfig {
     /// code's values, because a config comes from editors, share links and files: one huge
     /// field would otherwise allocate or loop until the tab dies.
     pub fn validate(&self) -> Result<(), String> {
-        let sizes: [(&str, usize, usize, usize); 21] = [
+        let sizes: [(&str, usize, usize, usize); 22] = [
             ("tag_vocab", self.tag_vocab, 3, MAX_SMALL_VOCAB),
             ("text_vocab", self.text_vocab, 3, MAX_TEXT_VOCAB),
             ("class_vocab", self.class_vocab, 3, MAX_SMALL_VOCAB),
@@ -359,6 +369,7 @@ impl DqnConfig {
             ("max_nodes", self.max_nodes, 1, MAX_NODES),
             ("max_leaves", self.max_leaves, 1, MAX_NODES),
             ("max_goal_tokens", self.max_goal_tokens, 1, MAX_GOAL_TOKENS),
+            ("sibling_positions", self.sibling_positions, 0, MAX_SIBLING_POSITIONS),
             ("gnn_steps", self.gnn_steps, 0, MAX_GNN_STEPS),
             ("dom_hidden", self.dom_hidden, 1, MAX_WIDTH),
             ("token_hidden", self.token_hidden, 1, MAX_WIDTH),
@@ -435,6 +446,7 @@ pub const MAX_WIDTH: usize = 1024;
 /// Nodes and leaves per state (node indices are 16-bit; MiniWoB pages have under 200 nodes).
 pub const MAX_NODES: usize = 10_000;
 pub const MAX_GOAL_TOKENS: usize = 1_000;
+pub const MAX_SIBLING_POSITIONS: usize = 64;
 pub const MAX_GNN_STEPS: usize = 32;
 pub const MAX_STREAM_HIDDEN_LAYERS: usize = 8;
 pub const MAX_BATCH: usize = 4_096;

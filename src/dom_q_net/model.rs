@@ -152,6 +152,7 @@ pub struct DomQNetModel {
     mode_stream: QStream,
     gnn_steps: usize,
     local_text: bool,
+    sibling_positions: usize,
     goal_attention: bool,
     goal_concat: bool,
     text_dim: usize,
@@ -191,6 +192,7 @@ impl DomQNetModel {
             mode_stream: QStream::new(gd, cfg.mode_hidden, layers, 2, s0, device),
             gnn_steps: cfg.gnn_steps,
             local_text: cfg.local_text_embedding,
+            sibling_positions: cfg.sibling_positions,
             goal_attention: cfg.goal_attention,
             goal_concat: cfg.goal_concat,
             text_dim: cfg.text_dim,
@@ -311,6 +313,9 @@ impl DomQNetModel {
             parts.push(node_text);
         }
         parts.extend([align, one_hot(&p.focused), one_hot(&p.tampered)]);
+        if self.sibling_positions > 0 {
+            parts.push(Tensor::<2>::from_data(TensorData::new(p.sibling.clone(), [n, self.sibling_positions]), &plain));
+        }
         let local = Tensor::cat(parts, 1); // [n, d]
 
         // Gated graph network on the real nodes only (compact rows): m = Σ_neighbours W h; GRU
@@ -452,6 +457,7 @@ mod tests {
             DqnConfig::code_sizes(),
             DqnConfig { goal_attention: false, goal_concat: true, max_goal_tokens: 7, text_vocab: 50, ..DqnConfig::default() },
             DqnConfig { stream_hidden_layers: 3, dom_hidden: 20, ..DqnConfig::default() },
+            DqnConfig { sibling_positions: 3, ..DqnConfig::default() },
         ];
         for cfg in variants {
             assert_eq!(DomQNetModel::new(&cfg, &dev).num_params() as u64, cfg.num_params(), "{cfg:?}");
@@ -472,14 +478,43 @@ mod tests {
     }
 
     #[test]
+    fn identical_siblings_are_told_apart_only_by_their_places() {
+        // focus-text-2: three text boxes under one parent, alike in every feature DOM-Q-Net reads.
+        let boxes = StateFeatures {
+            tags: vec![2, 3, 3, 3],
+            classes: vec![1; 4],
+            texts: vec![1; 4],
+            flags: vec![0; 4],
+            parents: vec![NO_PARENT, 0, 0, 0],
+            leaves: vec![1, 2, 3],
+            goal: vec![4, 5],
+            n_oov: 0,
+        };
+        let dev = Device::flex();
+        for places in [0, 2, 4] {
+            let cfg = DqnConfig { dom_hidden: 16, token_hidden: 8, mode_hidden: 8, sibling_positions: places, ..DqnConfig::default() };
+            let mut rng = Rng::new(3);
+            let model = DomQNetModel::new(&cfg, &dev).resample_noise(&mut rng);
+            let q = values(model.forward(&pack(&[&boxes], &cfg, &mut rng), false).dom);
+            let same = |a: f32, b: f32| (a - b).abs() < 1e-6;
+            match places {
+                0 => assert!(same(q[0], q[1]) && same(q[1], q[2]), "the paper's features: one value for all three {q:?}"),
+                // Two slots: the first box has its own, the second and third share the last.
+                2 => assert!(!same(q[0], q[1]) && same(q[1], q[2]), "{q:?}"),
+                _ => assert!(!same(q[0], q[1]) && !same(q[1], q[2]) && !same(q[0], q[2]), "{q:?}"),
+            }
+        }
+    }
+
+    #[test]
     fn a_states_q_values_do_not_depend_on_the_rest_of_its_batch() {
         // Padding (to the batch's largest page, most leaves, most goal tokens) must change nothing.
-        let cfg = DqnConfig { dom_hidden: 16, token_hidden: 8, mode_hidden: 8, ..DqnConfig::default() };
         let dev = Device::flex();
-        let mut rng = Rng::new(1);
-        let model = DomQNetModel::new(&cfg, &dev).resample_noise(&mut rng);
-        let (small, big, bare) = (page(5, 2), page(13, 4), page(3, 0));
-        for noisy in [false, true] {
+        for (places, noisy) in [(0, false), (0, true), (3, false), (3, true)] {
+            let cfg = DqnConfig { dom_hidden: 16, token_hidden: 8, mode_hidden: 8, sibling_positions: places, ..DqnConfig::default() };
+            let mut rng = Rng::new(1);
+            let model = DomQNetModel::new(&cfg, &dev).resample_noise(&mut rng);
+            let (small, big, bare) = (page(5, 2), page(13, 4), page(3, 0));
             let alone = model.forward(&pack(&[&small], &cfg, &mut rng), noisy);
             let mixed = model.forward(&pack(&[&big, &small, &bare], &cfg, &mut rng), noisy);
             let row = |t: Tensor<2>, k: usize, len: usize| values(t.slice([k..k + 1, 0..len]));
