@@ -308,7 +308,7 @@ async fn typing_clicks_the_field_first_so_it_is_tampered() {
 async fn shipped_agents_still_solve_their_tasks() {
     use weblab::dom_q_net::checkpoint::Checkpoint;
     use weblab::dom_q_net::{DomQNetAgent, train::evaluate};
-    const AGENTS: [(&str, &[u8]); 7] = [
+    const AGENTS: [(&str, &[u8]); 8] = [
         ("click-test", include_bytes!("../agents/click-test.wlq")),
         ("focus-text", include_bytes!("../agents/focus-text.wlq")),
         ("click-link", include_bytes!("../agents/click-link.wlq")),
@@ -316,6 +316,8 @@ async fn shipped_agents_still_solve_their_tasks() {
         ("click-dialog", include_bytes!("../agents/click-dialog.wlq")),
         ("enter-text", include_bytes!("../agents/enter-text.wlq")),
         ("click-button", include_bytes!("../agents/click-button.wlq")),
+        // Built with `sibling_positions` and goal concatenation: a network of another shape.
+        ("focus-text-2", include_bytes!("../agents/focus-text-2.wlq")),
     ];
     const EPISODES: u32 = 50;
     const FIRST_SEED: u32 = 1_000_000_000;

@@ -158,6 +158,8 @@ try {
           'time to 90% (s)': t.solved_at_ms != null ? fmt(t.solved_at_ms / 1000) : '-',
           'final success %': fmt(100 * t.stats.success_rate_100, 0),
           'steps trained': r.env_steps,
+          // Training episodes and their successes: how often exploration found the reward.
+          'episodes (successes)': `${t.stats.episodes} (${t.stats.successes})`,
           ...(r.evaluation.length ? { 'greedy held-out': r.evaluation.map((e) => `${e.successes}/${e.episodes}`).join(' · ') } : {}),
           'act ms/step': fmt(r.act_ms, 2),
           'env ms/step': fmt(r.env_ms, 2),

@@ -40,6 +40,8 @@ const { values: args, positionals } = parseArgs({
 const DEFAULT_TASKS = ['click-test', 'click-button', 'focus-text', 'click-link', 'click-tab', 'click-dialog', 'enter-text', 'login-user'];
 const tasks = positionals.length ? positionals : DEFAULT_TASKS;
 if (!['lab', 'both'].includes(args.pages)) throw new Error(`--pages lab or both, not ${args.pages}`);
+// An argument as a shell reads it back (the manifest's command is meant to be pasted).
+const shellWord = (a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
 const pagesOf = (task) => (args.pages === 'both' ? [task, `miniwob/${task}`] : [task]);
 const out = args.out;
 mkdirSync(out, { recursive: true });
@@ -82,7 +84,7 @@ try {
         eval_seed: ev.first_seed, solved_at: t.solved_at_frames ?? null, backend: r.backend,
         // What made it: the training seed and the command (this script's arguments, this task alone).
         seed: Number(args.seed),
-        command: `scripts/train-agents.sh ${task} ${process.argv.slice(2).filter((a) => !tasks.includes(a)).join(' ')}`.trim(),
+        command: `scripts/train-agents.sh ${task} ${process.argv.slice(2).filter((a) => !tasks.includes(a)).map(shellWord).join(' ')}`.trim(),
       };
       manifest.agents = manifest.agents.filter((a) => a.name !== task).concat(entry);
       // DOM-Q-Net agents in the order of the tasks asked for; others (the navigator) after them.
