@@ -34,10 +34,9 @@ pub struct Packed {
     pub texts: Vec<i64>,
     pub focused: Vec<f32>,
     pub tampered: Vec<f32>,
-    /// Each node's place among its siblings, one-hot, [b*v*siblings] (empty when the config's
-    /// `sibling_positions` is 0).
+    /// Each node's place among its siblings, one-hot, [b*v*sibling_positions] (empty when the
+    /// config's `sibling_positions` is 0).
     pub sibling: Vec<f32>,
-    pub siblings: usize,
     /// 1 where the node has text and its state has goal tokens (the alignment is defined).
     pub text_valid: Vec<f32>,
     /// Additive node mask, [b*v].
@@ -71,7 +70,7 @@ pub fn pack(states: &[&StateFeatures], cfg: &DqnConfig, rng: &mut Rng) -> Packed
     let positions = cfg.max_goal_tokens;
     let text_vocab = cfg.text_vocab as u32;
     let siblings = cfg.sibling_positions;
-    let mut p = Packed { b, v, l, g, positions, siblings, ..Default::default() };
+    let mut p = Packed { b, v, l, g, positions, ..Default::default() };
     p.tags.resize(b * v, PAD as i64);
     p.classes.resize(b * v, PAD as i64);
     p.texts.resize(b * v, PAD as i64);
