@@ -80,6 +80,14 @@ pub struct DqnConfig {
     pub goal_concat: bool,
     /// Initial noise scale of the noisy layers (Table 1: σ0 = 0.5).
     pub noisy_sigma0: f64,
+    /// Initial bias-noise scale σ0/√outputs, as the reference code's `NoisyLinear` sets it;
+    /// false: σ0/√inputs, as the weights' (Fortunato et al. 2018, §3.2, the paper's citation).
+    /// Only the start differs (the scales are learned), but at the start the bias noise is most
+    /// of a head's noise: for the mode stream's last layer (128 inputs, 2 outputs) 0.35 against
+    /// 0.044, a near coin toss between click and type instead of the first network's lean. A
+    /// checkpoint saved without it reads it as false.
+    #[serde(default)]
+    pub noisy_bias_by_outputs: bool,
 
     // ---------------------------------------------------------------- learning (Table 1)
     /// Adam learning rate (Table 1: 0.00015; the reference code uses 1e-4).
@@ -164,6 +172,7 @@ impl Default for DqnConfig {
             goal_attention: true,
             goal_concat: false,
             noisy_sigma0: 0.5,
+            noisy_bias_by_outputs: false,
             learning_rate: 0.00015,
             adam_epsilon: 1e-8,
             batch_size: 128,
@@ -198,14 +207,14 @@ impl DqnConfig {
     /// differs from the paper: features of 37 dims (no text embedding in the local module, no
     /// field values as text; alignment from a 48-d text embedding), T = 7, goal-attention
     /// concatenation, Q streams in→h→h→out of 128/64/32, goal tokens normalised, Adam 1e-4, the
-    /// reward counted once per head, a 100,000 buffer with α = β = 0.8 and ε = 1e-10. The rest
+    /// reward counted once per head, a 100,000 buffer with α = β = 0.8 and ε = 1e-10, the noisy
+    /// layers' bias noise scaled by their outputs. The rest
     /// is already the code's (vocabulary caps 100/600/100, 18 goal tokens, batch 128, γ, n = 8,
     /// sync 200, Huber, gradient clamp 2.5, −1 as 0, typing clicks first, 22 steps).
     ///
     /// Still not the code's: it forces BODY and a "Submit" BUTTON to unfocused, writes missing
-    /// text as "NA" (ours: padding), max-pools over padding rows too (ours: real nodes only),
-    /// and initialises its noisy layers its own way; these are details of its implementation,
-    /// not choices a user would set.
+    /// text as "NA" (ours: padding) and max-pools over padding rows too (ours: real nodes only);
+    /// these are details of its implementation, not choices a user would set.
     pub fn reference_code() -> Self {
         DqnConfig {
             text_dim: 48,
@@ -223,6 +232,7 @@ impl DqnConfig {
             priority_alpha: 0.8,
             priority_beta: 0.8,
             priority_epsilon: 1e-10,
+            noisy_bias_by_outputs: true,
             ..Self::default()
         }
     }

@@ -12,6 +12,21 @@ use super::config::DqnConfig;
 use super::replay::DqnAction;
 use crate::rng::Rng;
 
+/// How a noisy layer's noise scales start: σ0 (Table 1), and whether the bias's is σ0/√outputs
+/// (the reference code) rather than σ0/√inputs (Fortunato et al.; see
+/// [`DqnConfig::noisy_bias_by_outputs`]).
+#[derive(Clone, Copy, Debug)]
+pub struct NoiseInit {
+    pub sigma0: f64,
+    pub bias_by_outputs: bool,
+}
+
+impl NoiseInit {
+    pub fn of(cfg: &DqnConfig) -> Self {
+        NoiseInit { sigma0: cfg.noisy_sigma0, bias_by_outputs: cfg.noisy_bias_by_outputs }
+    }
+}
+
 /// Factorised Gaussian noisy linear layer (Fortunato et al., 2018). The noise lives in plain
 /// tensor fields: moved with the module, never trained or saved.
 #[derive(Module, Debug)]
@@ -27,16 +42,18 @@ pub struct NoisyLinear {
 }
 
 impl NoisyLinear {
-    pub fn new(d_in: usize, d_out: usize, sigma0: f64, device: &Device) -> Self {
+    pub fn new(d_in: usize, d_out: usize, noise: NoiseInit, device: &Device) -> Self {
         let r = 1.0 / (d_in as f64).sqrt();
         let mu = Initializer::Uniform { min: -r, max: r };
-        let sigma = Initializer::Constant { value: sigma0 * r };
+        let sigma = Initializer::Constant { value: noise.sigma0 * r };
+        let b_scale = if noise.bias_by_outputs { 1.0 / (d_out as f64).sqrt() } else { r };
+        let b_sigma = Initializer::Constant { value: noise.sigma0 * b_scale };
         let plain = device.clone().without_autodiff();
         NoisyLinear {
             w_mu: mu.init([d_in, d_out], device),
             w_sigma: sigma.init([d_in, d_out], device),
             b_mu: mu.init([d_out], device),
-            b_sigma: sigma.init([d_out], device),
+            b_sigma: b_sigma.init([d_out], device),
             eps_in: Tensor::zeros([d_in, 1], &plain),
             eps_out: Tensor::zeros([1, d_out], &plain),
             d_in,
@@ -109,11 +126,11 @@ pub struct QStream {
 }
 
 impl QStream {
-    fn new(d_in: usize, hidden: usize, layers: usize, d_out: usize, sigma0: f64, device: &Device) -> Self {
+    fn new(d_in: usize, hidden: usize, layers: usize, d_out: usize, noise: NoiseInit, device: &Device) -> Self {
         QStream {
-            hidden: NoisyLinear::new(d_in, hidden, sigma0, device),
-            out: NoisyLinear::new(hidden, d_out, sigma0, device),
-            deeper: (1..layers).map(|_| NoisyLinear::new(hidden, hidden, sigma0, device)).collect(),
+            hidden: NoisyLinear::new(d_in, hidden, noise, device),
+            out: NoisyLinear::new(hidden, d_out, noise, device),
+            deeper: (1..layers).map(|_| NoisyLinear::new(hidden, hidden, noise, device)).collect(),
         }
     }
     fn resample(self, rng: &mut Rng) -> Self {
@@ -176,7 +193,7 @@ impl DomQNetModel {
         let d = cfg.local_dim();
         let gd = cfg.global_dim();
         let emb = Initializer::Normal { mean: 0.0, std: 1.0 };
-        let s0 = cfg.noisy_sigma0;
+        let s0 = NoiseInit::of(cfg);
         let layers = cfg.stream_hidden_layers;
         DomQNetModel {
             tag_emb: emb.init([cfg.tag_vocab, cfg.tag_dim], device),
@@ -414,11 +431,32 @@ mod tests {
         a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() <= 1e-4 * (1.0 + x.abs()))
     }
 
+    const PAPER_NOISE: NoiseInit = NoiseInit { sigma0: 0.5, bias_by_outputs: false };
+
+    #[test]
+    fn the_bias_noise_starts_at_sigma0_over_root_inputs_or_outputs() {
+        let dev = Device::flex();
+        let start = |bias_by_outputs| {
+            let layer = NoisyLinear::new(128, 2, NoiseInit { sigma0: 0.5, bias_by_outputs }, &dev);
+            let w: Vec<f32> = layer.w_sigma.val().into_data().try_to_vec().unwrap();
+            let b: Vec<f32> = layer.b_sigma.val().into_data().try_to_vec().unwrap();
+            (w, b)
+        };
+        let (w, b) = start(false);
+        assert!(w.iter().chain(&b).all(|&s| (s - 0.5 / 128f32.sqrt()).abs() < 1e-6), "Fortunato: σ0/√in everywhere");
+        let (w_code, b_code) = start(true);
+        assert_eq!(w_code, w, "the weights' noise is the same either way");
+        assert!(b_code.iter().all(|&s| (s - 0.5 / 2f32.sqrt()).abs() < 1e-6), "reference code: σ0/√out, got {b_code:?}");
+        // The presets: the paper's is Fortunato's, the reference code's preset the code's.
+        assert!(!DqnConfig::default().noisy_bias_by_outputs);
+        assert!(DqnConfig::reference_code().noisy_bias_by_outputs);
+    }
+
     #[test]
     fn shared_parts_give_the_same_layer_output_as_concatenated_rows() {
         let dev = Device::flex();
         let mut rng = Rng::new(3);
-        let layer = NoisyLinear::new(5, 4, 0.5, &dev).resample(&mut rng);
+        let layer = NoisyLinear::new(5, 4, PAPER_NOISE, &dev).resample(&mut rng);
         let own = Tensor::<2>::random([3, 2], burn::tensor::Distribution::Normal(0.0, 1.0), &dev);
         let shared = Tensor::<2>::random([2, 3], burn::tensor::Distribution::Normal(0.0, 1.0), &dev);
         let group = Tensor::<1, Int>::from_data(TensorData::new(vec![1i64, 0, 1], [3]), &dev);
@@ -435,9 +473,9 @@ mod tests {
         let dev = Device::flex();
         let mut rng = Rng::new(4);
         let x = Tensor::<2>::random([3, 5], burn::tensor::Distribution::Normal(0.0, 1.0), &dev);
-        let paper = QStream::new(5, 4, 1, 2, 0.5, &dev);
+        let paper = QStream::new(5, 4, 1, 2, PAPER_NOISE, &dev);
         assert!(paper.deeper.is_empty());
-        let code = QStream::new(5, 4, 2, 2, 0.5, &dev).resample(&mut rng);
+        let code = QStream::new(5, 4, 2, 2, PAPER_NOISE, &dev).resample(&mut rng);
         assert_eq!(code.deeper.len(), 1);
         for noisy in [false, true] {
             let h = relu(code.hidden.forward(x.clone(), noisy));

@@ -113,7 +113,7 @@ test('the hyperparameter editor offers the paper\'s, the reference code\'s and t
     // per-task presets): deeper streams, goal concatenation, reward per head, α, lr.
     const reference = await page.evaluate(() => window.lab.constructor.referenceCodeDqnConfig());
     for (const key of ['text_dim', 'stream_hidden_layers', 'gnn_steps', 'goal_concat', 'normalize_goal_tokens', 'reward_per_head',
-      'replay_capacity', 'priority_alpha', 'priority_beta', 'learning_rate', 'value_as_text']) {
+      'replay_capacity', 'priority_alpha', 'priority_beta', 'learning_rate', 'value_as_text', 'noisy_bias_by_outputs']) {
       const want = reference[key];
       assert.equal(await value(key), typeof want === 'boolean' ? want : String(want), key);
     }
