@@ -86,13 +86,12 @@ try {
         seed: Number(args.seed),
         command: `scripts/train-agents.sh ${task} ${process.argv.slice(2).filter((a) => !tasks.includes(a)).map(shellWord).join(' ')}`.trim(),
       };
-      manifest.agents = manifest.agents.filter((a) => a.name !== task).concat(entry);
-      // DOM-Q-Net agents in the order of the tasks asked for; others (the navigator) after them.
-      const rank = (a) => {
-        const i = tasks.indexOf(a.name);
-        return a.kind && a.kind !== 'dom-q-net' ? tasks.length + 1 : i < 0 ? tasks.length : i;
-      };
-      manifest.agents.sort((a, b) => rank(a) - rank(b));
+      // An agent trained again keeps its place; a new DOM-Q-Net agent goes after the others
+      // (before the navigator), so the Gallery's order does not change with each run.
+      const at = manifest.agents.findIndex((a) => a.name === task);
+      const firstOther = manifest.agents.findIndex((a) => a.kind && a.kind !== 'dom-q-net');
+      if (at >= 0) manifest.agents[at] = entry;
+      else manifest.agents.splice(firstOther < 0 ? manifest.agents.length : firstOther, 0, entry);
       writeFileSync(manifestPath, JSON.stringify(manifest, null, 2) + '\n');
       row.shipped = true;
       row['file KiB'] = (statSync(join(out, file)).size / 1024).toFixed(0);
