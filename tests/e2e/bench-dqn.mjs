@@ -9,11 +9,14 @@
 //        (--pages miniwob: the real MiniWoB++ pages of those names; a name miniwob/<task> also does)
 //        [--eval N] (after training, N greedy episodes on held-out seeds per task, as issue #34 asks)
 //        [--after-solved N] (train N more steps after the 90 % window before stopping and evaluating)
+//        [--hard-budget 200000] [--snapshot FILE [--snapshot-every S]] (one run kept in FILE as it
+//        goes; run the same command again to continue it from there, e.g. in a later sitting)
 //   node tests/e2e/bench-dqn.mjs --multitask [--budget 100000] [--minutes M] [--backends cpu]
 //        (--minutes: stop after M minutes of training, e.g. 20 for issue #16's goal)
 //   node tests/e2e/bench-dqn.mjs --update-profile [--updates 100] [--batch 128] [--preset P]
 //        (the update alone on the CPU backend in the tab, phase by phase, on the simulator's
 //        pages: the same as `cargo run --release --example bench_update -- flex P N B`)
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DIST, serve } from './serve.mjs';
 import { launch } from './browser.mjs';
@@ -25,6 +28,8 @@ const { values: args } = parseArgs({
     backends: { type: 'string', default: 'cpu' },
     'easy-budget': { type: 'string', default: '5000' },    // Table 1: easy tasks, 5,000 steps
     'medium-budget': { type: 'string', default: '50000' }, // Table 1: medium tasks, 50,000 steps
+    // Hard tasks: App. 6.4 defines the class as solvable within 200,000 steps (Table 1 prints 2,000,000).
+    'hard-budget': { type: 'string', default: '200000' },
     // SwiftShader (headless Chromium's WebGPU) is about 10x slower than the CPU: a smaller budget.
     'webgpu-budget': { type: 'string', default: '1000' },
     multitask: { type: 'boolean', default: false },
@@ -45,6 +50,14 @@ const { values: args } = parseArgs({
     // the paper tests "at the end of the training once the agent converges" (appendix 6.6).
     'after-solved': { type: 'string', default: '0' },
     'log-every': { type: 'string', default: '30' },
+    // A run longer than a sitting: every snapshot (network, Adam's moments, counters, the recent
+    // replay, as the app keeps one) is written to this file, and a run started with the file
+    // present continues from it, as the app's reload does. One run (one task or one task set) only.
+    snapshot: { type: 'string', default: '' },
+    'snapshot-every': { type: 'string', default: '120' },
+    // Transitions a snapshot keeps (the app: the latest 2,000): the single-task buffer's 15,000
+    // (Table 3), so a continued run goes on with its whole replay.
+    'snapshot-replay': { type: 'string', default: '15000' },
     'update-profile': { type: 'boolean', default: false },
     updates: { type: 'string', default: '100' },
     batch: { type: 'string', default: '128' },
@@ -73,6 +86,26 @@ function report() {
 // Interrupted (a long medium-task run, say): the rows so far still get printed.
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => { console.log(`\n(${signal}: stopped early)`); report(); process.exit(130); });
+}
+
+// The run the snapshot file belongs to: a file of another run is refused, not continued.
+const runKey = (o) => JSON.stringify({ tasks: o.tasks, frames: o.frames, backend: o.backend, config: o.config, seed: o.seed });
+async function snapshotted(page, opts) {
+  const file = args.snapshot;
+  const saved = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : null;
+  if (saved) {
+    if (saved.run !== runKey(opts)) throw new Error(`${file} is a snapshot of another run (${saved.run}); this one is ${runKey(opts)}`);
+    console.log(`  ${file}: continuing the run saved at step ${saved.snapshot.env_steps} (${saved.parts} part(s), ${(saved.active_s / 60).toFixed(1)} min of training before)`);
+  }
+  // Training time of the earlier parts: a resumed run's wall-clock is the sum of its parts.
+  const before = saved?.active_s ?? 0, parts = (saved?.parts ?? 0) + 1;
+  return trainInPage(page, { ...opts, resume: saved?.snapshot, snapshotEveryS: Number(args['snapshot-every']), snapshotReplay: Number(args['snapshot-replay']) }, undefined, (snap) => {
+    // Written beside, then renamed: a run killed mid-write keeps its previous snapshot.
+    const record = { run: runKey(opts), active_s: before + snap.active_s, parts, saved_at: new Date().toISOString(), snapshot: snap };
+    writeFileSync(`${file}.tmp`, JSON.stringify(record));
+    renameSync(`${file}.tmp`, file);
+    console.log(`  snapshot at step ${snap.env_steps} written to ${file} (${(record.active_s / 60).toFixed(1)} min of training in ${parts} part(s))`);
+  });
 }
 
 const server = await serve(DIST);
@@ -107,6 +140,7 @@ try {
   if (!['lab', 'miniwob'].includes(args.pages)) throw new Error(`--pages lab or miniwob, not ${args.pages}`);
   const page_ = (t) => (args.pages === 'miniwob' && !t.startsWith('miniwob/') ? `miniwob/${t}` : t);
   const runs = (args.multitask ? [PAPER_9] : args.tasks.split(',').filter(Boolean).map((t) => [t])).map((ts) => ts.map(page_));
+  if (args.snapshot && runs.length * backends.length !== 1) throw new Error('--snapshot keeps one run: name one task (or --multitask) and one backend');
   // The class (and so the budget) of a real page is the lab's task's of that name.
   const classOf = (t) => infos.find((x) => x.name === t.replace(/^miniwob\//, ''))?.difficulty;
 
@@ -115,13 +149,14 @@ try {
       let frames;
       if (args.multitask) frames = Number(args.budget);
       else if (backend === 'webgpu') frames = Number(args['webgpu-budget']);
-      else frames = Number(classOf(tasks[0]) === 'easy' ? args['easy-budget'] : args['medium-budget']);
+      else frames = Number(args[`${classOf(tasks[0]) === 'easy' ? 'easy' : classOf(tasks[0]) === 'hard' ? 'hard' : 'medium'}-budget`]);
       console.log(`\n${tasks.length > 1 ? `${tasks.length} tasks` : tasks[0]} on ${backend}, budget ${frames} steps`);
-      const r = await trainInPage(page, {
+      const opts = {
         tasks, frames, backend, config, seed: Number(args.seed), stopWhenSolved: true, logEveryS: Number(args['log-every']),
         evalEpisodes: Number(args.eval), afterSolved: Number(args['after-solved']),
         stopAfterS: 60 * Number(args.minutes),
-      });
+      };
+      const r = args.snapshot ? await snapshotted(page, opts) : await trainInPage(page, opts);
       if (r.error) {
         console.log(`  failed: ${r.error}`);
         rows.push({ task: tasks.join('+'), backend, error: r.error });

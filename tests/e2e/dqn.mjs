@@ -36,6 +36,7 @@ export async function webgpuInfo(page) {
 }
 
 const logExposed = new WeakSet();
+const snapshotSinks = new WeakMap();
 
 // Trains in the page and returns a summary. Options:
 //   tasks: [name...] (the lab's, or miniwob/<name> for the real MiniWoB++ page); frames: step budget (all tasks together); backend: 'cpu'|'webgpu'|'auto';
@@ -43,13 +44,25 @@ const logExposed = new WeakSet();
 //   stopWhenSolved: stop once every task reached 90% over its last 100 episodes, after
 //   `afterSolved` more steps; evalEpisodes: greedy held-out evaluation at the end;
 //   checkpoint: return the final model's bytes (base64), f16 weights with checkpointHalf; logEveryS: progress lines via `log`;
-//   snapshotEveryS / snapshotReplay: the snapshot messages a page would get (the app: 10 s, 2000).
-export async function trainInPage(page, opts, log = (line) => console.log(line)) {
+//   snapshotEveryS / snapshotReplay: the snapshot messages a page would get (the app: 10 s, 2000);
+//   resume: a snapshot as `onSnapshot` was given one, to continue that run the way the app's
+//   reload does (network, Adam's moments, counters, the recent replay it kept).
+// onSnapshot(s): each snapshot, {schema, env_steps, updates, state, bytes, optimizer, active_s (this
+// start's training seconds so far)} with the two byte arrays base64 (what a run spanning several sittings keeps on disk).
+export async function trainInPage(page, opts, log = (line) => console.log(line), onSnapshot = null) {
   if (!logExposed.has(page)) {
     await page.exposeFunction('weblabDqnLog', (line) => log(line));
+    await page.exposeFunction('weblabDqnSnapshot', (s) => snapshotSinks.get(page)?.(s));
     logExposed.add(page);
   }
+  snapshotSinks.set(page, onSnapshot);
   return page.evaluate(async (o) => {
+    const toB64 = (bytes) => {
+      let s = '';
+      for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+      return btoa(s);
+    };
+    const fromB64 = (b64) => Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
     const { TrainingSession } = await import('/www/training.js');
     const lab = window.lab;
     const infos = lab.constructor.tasks();
@@ -124,7 +137,16 @@ export async function trainInPage(page, opts, log = (line) => console.log(line))
       session.addEventListener('backend', (e) => { backend = e.detail.name; reason = e.detail.reason; watching = true; window.weblabDqnLog(`  backend: ${backend} (${reason})`); });
       session.addEventListener('status', (e) => window.weblabDqnLog(`  ${e.detail.text}`));
       session.addEventListener('checkpoint', (e) => { checkpoint = e.detail.bytes; });
-      session.addEventListener('snapshot', (e) => { snapshot = e.detail.bytes; });
+      session.addEventListener('snapshot', (e) => {
+        const m = e.detail;
+        snapshot = m.bytes;
+        if (o.keepSnapshots) {
+          window.weblabDqnSnapshot({
+            schema: m.schema, env_steps: m.env_steps, updates: m.updates, state: m.state, active_s: last?.active_s ?? 0,
+            bytes: toB64(m.bytes), optimizer: m.optimizer ? toB64(m.optimizer) : null,
+          });
+        }
+      });
       session.addEventListener('evaluation', (e) => {
         const d = e.detail;
         evaluation.push(d);
@@ -166,7 +188,13 @@ export async function trainInPage(page, opts, log = (line) => console.log(line))
       });
       session.addEventListener('done', (e) => resolve(e.detail));
       session.addEventListener('error', (e) => resolve({ error: e.detail.message }));
-      session.start(request);
+      if (o.resume) {
+        const r = o.resume;
+        window.weblabDqnLog(`  resuming from the snapshot at step ${r.env_steps} (${r.updates} updates)`);
+        session.start(request, fromB64(r.bytes), r.state, r.optimizer ? fromB64(r.optimizer) : undefined);
+      } else {
+        session.start(request);
+      }
     });
     watching = false;
     observer.disconnect();
@@ -175,12 +203,7 @@ export async function trainInPage(page, opts, log = (line) => console.log(line))
     const pct = (v, q) => (v.length ? v.slice().sort((a, b) => a - b)[Math.min(v.length - 1, Math.floor(q * v.length))] : null);
     box.remove();
     const bytes = checkpoint || snapshot;
-    let b64 = null;
-    if (o.checkpoint && bytes) {
-      let s = '';
-      for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-      b64 = btoa(s);
-    }
+    const b64 = o.checkpoint && bytes ? toB64(bytes) : null;
     return {
       error: done.error || null,
       backend, reason,
@@ -207,5 +230,5 @@ export async function trainInPage(page, opts, log = (line) => console.log(line))
       long_frames: frames.sort((a, b) => b.ms - a.ms).slice(0, 8),
       checkpoint_b64: b64,
     };
-  }, opts);
+  }, { ...opts, keepSnapshots: Boolean(onSnapshot) });
 }
