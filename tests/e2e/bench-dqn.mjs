@@ -20,7 +20,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DIST, serve } from './serve.mjs';
 import { launch } from './browser.mjs';
-import { openLab, trainInPage, webgpuInfo } from './dqn.mjs';
+import { openLab, presetConfig, PRESETS, trainInPage, webgpuInfo } from './dqn.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -66,7 +66,6 @@ const { values: args } = parseArgs({
 // The paper's multitask set (§4.2).
 const PAPER_9 = ['click-checkboxes', 'click-option', 'click-tab-2', 'email-inbox-delete', 'enter-password', 'enter-text',
   'enter-text-dynamic', 'login-user', 'navigate-tree'];
-const PRESETS = { 'reference-code': 'referenceCodeDqnConfig', 'code-sizes': 'codeSizesDqnConfig', 'fast-tab': 'fastTabDqnConfig' };
 if (args.preset !== 'paper' && !PRESETS[args.preset]) throw new Error(`unknown --preset ${args.preset} (paper, ${Object.keys(PRESETS).join(', ')})`);
 let config = JSON.parse(args.config);
 // A seed is the network's (its initial weights, noise and replay sampling: DqnConfig::seed) and the
@@ -115,11 +114,7 @@ try {
   const ua = await page.evaluate(() => navigator.userAgent);
   const gpu = await webgpuInfo(page);
   const infos = await page.evaluate(() => window.lab.constructor.tasks());
-  if (args.preset !== 'paper') {
-    const [paper, reference] = await page.evaluate((fn) => [window.lab.constructor.defaultDqnConfig(), window.lab.constructor[fn]()], PRESETS[args.preset]);
-    const differs = Object.fromEntries(Object.entries(reference).filter(([k, v]) => v !== paper[k]));
-    config = { ...differs, ...config };
-  }
+  config = { ...await presetConfig(page, args.preset), ...config };
   console.log(`weblab DOM-Q-Net benchmark — ${ua.match(/Chrome\/[\d.]+/)?.[0] ?? ua}, headless`);
   console.log(`WebGPU offered by this Chromium: ${gpu.offered ? `yes, ${gpu.adapter}` : `no (${gpu.why})`}`);
   console.log(`agent config: the paper's preset for the tasks${Object.keys(config).length ? ` with ${JSON.stringify(config)}` : ''}` +

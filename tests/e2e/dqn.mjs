@@ -35,6 +35,19 @@ export async function webgpuInfo(page) {
   });
 }
 
+// The named presets besides the paper's (DqnConfig::reference_code, ::code_sizes, ::fast_tab), by
+// the Lab binding that gives each.
+export const PRESETS = { 'reference-code': 'referenceCodeDqnConfig', 'code-sizes': 'codeSizesDqnConfig', 'fast-tab': 'fastTabDqnConfig' };
+
+// The fields in which preset `name` differs from the paper's (none for 'paper'): a request's
+// partial config, which Rust completes with the paper's preset for the tasks.
+export async function presetConfig(page, name) {
+  if (name === 'paper') return {};
+  if (!PRESETS[name]) throw new Error(`unknown preset ${name} (paper, ${Object.keys(PRESETS).join(', ')})`);
+  const [paper, preset] = await page.evaluate((fn) => [window.lab.constructor.defaultDqnConfig(), window.lab.constructor[fn]()], PRESETS[name]);
+  return Object.fromEntries(Object.entries(preset).filter(([k, v]) => v !== paper[k]));
+}
+
 const logExposed = new WeakSet();
 const snapshotSinks = new WeakMap();
 

@@ -6,17 +6,20 @@
 //
 //   node tests/e2e/train-agents.mjs [task ...] [--easy-budget 5000] [--medium-budget 50000]
 //        [--after-solved 1000] [--eval 50] [--min-success 0.9] [--seed 1] [--backend cpu]
-//        [--pages lab|both]
+//        [--pages lab|both|miniwob] [--preset paper|fast-tab|…] [--config JSON]
+//        [--multitask NAME [--budget 100000]]
 // --pages both trains each agent on the lab's page and the real MiniWoB++ page of its name
-// together (tasks [t, miniwob/t]); it ships only if its greedy success reaches --min-success on
-// each, and the manifest lists both.
+// together (tasks [t, miniwob/t]); miniwob, on the real page alone. An agent ships only if its
+// greedy success reaches --min-success on each of its pages, and the manifest lists them.
+// --multitask NAME trains one agent on all the tasks named at once (the paper's §4.2, one shared
+// replay), agents/NAME.wlq, shipped when every task passes.
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DIST, serve } from './serve.mjs';
 import { launch } from './browser.mjs';
-import { openLab, trainInPage } from './dqn.mjs';
+import { openLab, presetConfig, trainInPage } from './dqn.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -35,14 +38,19 @@ const { values: args, positionals } = parseArgs({
     out: { type: 'string', default: join(root, 'agents') },
     config: { type: 'string', default: '{}' },
     pages: { type: 'string', default: 'lab' },
+    preset: { type: 'string', default: 'paper' },
+    multitask: { type: 'string', default: '' },
+    budget: { type: 'string', default: '100000' }, // a multitask run's steps, all tasks together
   },
 });
 const DEFAULT_TASKS = ['click-test', 'click-button', 'focus-text', 'click-link', 'click-tab', 'click-dialog', 'enter-text', 'login-user'];
+if (args.multitask && !positionals.length) throw new Error('--multitask NAME trains one agent on the tasks named: name them');
 const tasks = positionals.length ? positionals : DEFAULT_TASKS;
-if (!['lab', 'both'].includes(args.pages)) throw new Error(`--pages lab or both, not ${args.pages}`);
+if (!['lab', 'both', 'miniwob'].includes(args.pages)) throw new Error(`--pages lab, both or miniwob, not ${args.pages}`);
+if (args.multitask && !/^[\w-]+$/.test(args.multitask)) throw new Error(`--multitask names the agent's file: letters, digits, - and _ only, not ${args.multitask}`);
 // An argument as a shell reads it back (the manifest's command is meant to be pasted).
 const shellWord = (a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
-const pagesOf = (task) => (args.pages === 'both' ? [task, `miniwob/${task}`] : [task]);
+const pagesOf = (task) => ({ both: [task, `miniwob/${task}`], miniwob: [`miniwob/${task}`], lab: [task] })[args.pages];
 const out = args.out;
 mkdirSync(out, { recursive: true });
 const manifestPath = join(out, 'manifest.json');
@@ -57,38 +65,58 @@ const summary = [];
 try {
   const { page } = await openLab(context, server.url);
   const infos = await page.evaluate(() => window.lab.constructor.tasks());
-  for (const task of tasks) {
-    const info = infos.find((t) => t.name === task);
-    if (!info) { console.log(`${task}: not one of the lab's tasks, skipped`); continue; }
-    const frames = Number(info.difficulty === 'easy' ? args['easy-budget'] : args['medium-budget']);
-    console.log(`\n${task} (${info.difficulty}): training, budget ${frames} steps`);
+  const config = { ...await presetConfig(page, args.preset), ...JSON.parse(args.config) };
+  const unknown = tasks.filter((t) => !infos.some((i) => i.name === t));
+  for (const t of unknown) console.log(`${t}: not one of the lab's tasks, skipped`);
+  const known = tasks.filter((t) => !unknown.includes(t));
+  // One agent per task, or one for them all.
+  const runs = args.multitask
+    ? [{ name: args.multitask, pages: known.flatMap(pagesOf), frames: Number(args.budget) }]
+    : known.map((task) => {
+      const info = infos.find((t) => t.name === task);
+      return { name: task, pages: pagesOf(task), frames: Number(info.difficulty === 'easy' ? args['easy-budget'] : args['medium-budget']) };
+    });
+  for (const run of runs) {
+    console.log(`\n${run.name} (${run.pages.join(', ')}): training, budget ${run.frames} steps`);
     const r = await trainInPage(page, {
-      tasks: pagesOf(task), frames, backend: args.backend, config: JSON.parse(args.config), seed: Number(args.seed),
+      tasks: run.pages, frames: run.frames, backend: args.backend, config, seed: Number(args.seed),
       stopWhenSolved: true, afterSolved: Number(args['after-solved']), evalEpisodes: Number(args.eval),
       checkpoint: true, checkpointHalf: true, logEveryS: 60, snapshotEveryS: 86400, snapshotReplay: 0, // no snapshot within a run (a day is the most a request may ask)
     });
-    if (r.error) { console.log(`  failed: ${r.error}`); summary.push({ task, error: r.error }); continue; }
-    // The weakest page decides (one page with --pages lab).
+    if (r.error) { console.log(`  failed: ${r.error}`); summary.push({ task: run.name, error: r.error }); continue; }
+    // The weakest page decides.
     const ev = r.evaluation.reduce((a, b) => (b.success_rate < a.success_rate ? b : a));
-    const solved = r.tasks.map((t) => t.solved_at_frames);
-    const t = { solved_at_frames: solved.every((f) => f != null) ? Math.max(...solved) : null };
+    // When the last page reached 90 %: its own steps (one task on its pages), or the frames of
+    // all tasks together for a multitask agent (the paper's Figure 4 counts those).
+    const solved = r.tasks.map((t) => (args.multitask ? t.solved_at_total : t.solved_at_frames));
+    const solvedAt = solved.every((f) => f != null) ? Math.max(...solved) : null;
     const row = {
-      task, 'solved at': t.solved_at_frames ?? '-', steps: r.env_steps, 'minutes': (r.active_s / 60).toFixed(1),
+      task: run.name, 'solved at': solvedAt ?? '-', steps: r.env_steps, 'minutes': (r.active_s / 60).toFixed(1),
       'greedy success': r.evaluation.map((e) => `${e.successes}/${e.episodes}`).join(' · '), shipped: false, 'file KiB': '-',
     };
     if (ev.success_rate >= Number(args['min-success']) && r.checkpoint_b64) {
-      const file = `${task}.wlq`;
+      const file = `${run.name}.wlq`;
       writeFileSync(join(out, file), Buffer.from(r.checkpoint_b64, 'base64'));
       const entry = {
-        name: task, file, tasks: pagesOf(task), env_steps: r.env_steps, eval_success: ev.success_rate, eval_episodes: ev.episodes,
-        eval_seed: ev.first_seed, solved_at: t.solved_at_frames ?? null, backend: r.backend,
-        // What made it: the training seed and the command (this script's arguments, this task alone).
+        name: run.name, file, tasks: run.pages, env_steps: r.env_steps, eval_success: ev.success_rate, eval_episodes: ev.episodes,
+        eval_seed: ev.first_seed, solved_at: solvedAt, backend: r.backend,
+        // A multitask agent's every task: its steps to 90 % (its own steps) and greedy wins.
+        ...(args.multitask ? {
+          per_task: r.tasks.map((t) => {
+            const e = r.evaluation.find((x) => x.task === t.task);
+            return { task: t.task, solved_at: t.solved_at_frames ?? null, solved_at_total: t.solved_at_total ?? null, eval_success: e?.success_rate ?? null };
+          }),
+        } : {}),
+        // What made it: the training seed and the command (this script's arguments; one task
+        // alone unless it is a multitask agent).
         seed: Number(args.seed),
-        command: `scripts/train-agents.sh ${task} ${process.argv.slice(2).filter((a) => !tasks.includes(a)).map(shellWord).join(' ')}`.trim(),
+        command: args.multitask
+          ? `scripts/train-agents.sh ${process.argv.slice(2).map(shellWord).join(' ')}`
+          : `scripts/train-agents.sh ${run.name} ${process.argv.slice(2).filter((a) => !tasks.includes(a)).map(shellWord).join(' ')}`.trim(),
       };
       // An agent trained again keeps its place; a new DOM-Q-Net agent goes after the others
       // (before the navigator), so the Gallery's order does not change with each run.
-      const at = manifest.agents.findIndex((a) => a.name === task);
+      const at = manifest.agents.findIndex((a) => a.name === run.name);
       const firstOther = manifest.agents.findIndex((a) => a.kind && a.kind !== 'dom-q-net');
       if (at >= 0) manifest.agents[at] = entry;
       else manifest.agents.splice(firstOther < 0 ? manifest.agents.length : firstOther, 0, entry);
