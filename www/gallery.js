@@ -26,8 +26,7 @@ export function initGallery(ctx) {
     if (t.fields.length) meta.push(`fields: ${t.fields.join(', ')}`);
     if (t.modes && t.modes.length) meta.push(`modes: ${t.modes.join(' / ')}`);
     if (t.size) meta.push(`${t.size[0]}×${t.size[1]} px`);
-    const shipped = ctx.agents.find((a) => a.tasks.includes(t.name));
-    if (shipped) meta.push(`pretrained agent: ${Math.round(100 * (shipped.eval_success ?? 0))}% greedy`);
+    agentMeta(t.name, meta);
     return article(t.name, t.name, [source, badge], t.summary, meta, `tasks/${t.name}.html`, true, t.difficulty);
   }
 
@@ -43,9 +42,20 @@ export function initGallery(ctx) {
     }
     const meta = [`${t.time_limit_s} s limit`, t.group];
     if (t.wge_40) meta.push('WGE\'s 40 tasks');
+    agentMeta(key, meta);
     const what = INTERACTION[t.interaction] || t.interaction;
     const lab = ctx.tasks.some((x) => x.name === t.name) ? ' The lab has its own task of this name.' : '';
     return article(key, t.name, badges, `${what}.${lab}`, meta, `${ctx.miniwob.base}${t.name}.html`, ctx.miniwobServed, t.difficulty || 'none');
+  }
+
+  // The shipped agent that acts on `key` in the Watch view, and its greedy success there (a
+  // multitask agent's on this page).
+  function agentMeta(key, meta) {
+    const shipped = ctx.agents.find((a) => a.tasks.includes(key));
+    if (!shipped) return;
+    const own = (shipped.per_task || []).find((p) => p.task === key);
+    const rate = Math.round(100 * ((own ? own.eval_success : shipped.eval_success) ?? 0));
+    meta.push(shipped.per_task ? `pretrained multitask agent "${shipped.name}" (${shipped.tasks.length} pages): ${rate}% greedy` : `pretrained agent: ${rate}% greedy`);
   }
 
   function article(key, title, badges, summary, meta, href, available, difficulty) {

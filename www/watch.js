@@ -127,6 +127,7 @@ export function initWatch(ctx) {
         return;
       }
       if (policy === 'dqn' && !(await agents.ensure())) policy = 'oracle';
+      $('watch-switch-row').hidden = !(policy === 'dqn' && agents.multitask());
       if (policy !== 'dqn') $('agent-note').textContent = policy === 'oracle' ? 'A scripted solution that reads the page.' : 'Uniform over elements; types goal words.';
       lab.setConfig({ max_steps: maxSteps(), hold_clock: true }, [0]);
       obs = await lab.watchReset(ctx.task(), seed, policy);
@@ -209,6 +210,7 @@ export function initWatch(ctx) {
         if (!playing || mine !== token) break;
         if (ctx.taskPending()) { pause(); break; }
         if (episode.task) ctx.setSeed(episode.seed + 1);
+        switchTask();
         await newEpisode();
         if (done) break;
       }
@@ -218,6 +220,15 @@ export function initWatch(ctx) {
     }
     if (mine === token) playing = false;
     setButtons();
+  }
+
+  // A multitask agent playing, with "next task" ticked: the next of its tasks, in the
+  // manifest's order (each page it was trained on, the lab's and the real one).
+  function switchTask() {
+    const entry = agents.multitask();
+    if (!entry || episode.policy !== 'dqn' || !$('watch-switch').checked || $('watch-switch-row').hidden) return;
+    const at = entry.tasks.indexOf(ctx.taskKey(ctx.taskSpec()));
+    ctx.setTask(entry.tasks[(at + 1) % entry.tasks.length]);
   }
 
   function pause() {

@@ -99,6 +99,58 @@ test('on opening, a pretrained agent acts on a task with its Q-values drawn over
   });
 });
 
+test('a multitask agent plays its tasks in turn in the Watch view, and the gallery gives its greedy score per page', async () => {
+  // The shipped multitask agent (scripts/train-agents.sh … --multitask NAME) is the one that acts
+  // on click-checkboxes: no single-task agent was trained on it.
+  const manifest = JSON.parse(readFileSync(join(DIST, 'agents', 'manifest.json'), 'utf8')).agents;
+  const multi = manifest.find((a) => a.per_task && a.tasks.includes('click-checkboxes'));
+  assert.ok(multi, 'a multitask agent listing click-checkboxes is shipped');
+  assert.equal(manifest.find((a) => a.tasks.includes('click-checkboxes')), multi);
+  const at = multi.tasks.indexOf('click-checkboxes');
+  const [next, after] = [multi.tasks[at + 1], multi.tasks[(at + 2) % multi.tasks.length]];
+  // The page after next has a single-task agent of its own: the multitask agent keeps acting.
+  assert.ok(manifest.some((a) => a !== multi && a.tasks.includes(after)), `${after} has an agent of its own`);
+  await withBrowser(async (context) => {
+    const { page, errors } = await openApp(context, app.server.url);
+    await pauseWatch(page);
+    await page.selectOption('#task', 'click-checkboxes');
+    const note = new RegExp(`^Pretrained agent "${multi.name}"`);
+    await page.waitForFunction((re) => new RegExp(re).test(document.getElementById('agent-note').textContent), note.source, { timeout: 30_000 });
+    assert.equal(await page.isVisible('#watch-switch'), true);
+    await page.fill('#speed', '20');
+    await page.click('#play');
+    // Each finished episode moves to the agent's next page, and the same agent acts on it.
+    const onTask = (key) => page.waitForFunction((k) => {
+      const real = document.getElementById('source').value === 'miniwob';
+      return (real ? `miniwob/${document.getElementById('miniwob-task').value}` : document.getElementById('task').value) === k;
+    }, key, { timeout: 60_000 });
+    for (const key of [next, after]) {
+      await onTask(key);
+      await page.waitForFunction(() => document.querySelectorAll('#steps li').length >= 1, null, { timeout: 30_000 });
+      assert.match(await text(page, '#agent-note'), note, key);
+    }
+    // Unticked, the task stays.
+    await page.uncheck('#watch-switch');
+    const seed = Number(await page.inputValue('#seed'));
+    await page.waitForFunction((s) => Number(document.getElementById('seed').value) >= s + 2, seed, { timeout: 60_000 });
+    await onTask(after);
+    await pauseWatch(page);
+    await page.screenshot({ path: join(shots, 'watch-multitask.png') });
+    // A single-task agent's task, picked: its own agent acts and the box is hidden.
+    await page.selectOption('#source', 'builtin');
+    await page.selectOption('#task', 'click-test');
+    await page.waitForFunction(() => /^Pretrained agent "click-test"/.test(document.getElementById('agent-note').textContent), null, { timeout: 30_000 });
+    assert.equal(await page.isVisible('#watch-switch'), false);
+    assert.deepEqual(errors, []);
+    // The gallery: the real page's card names the agent and its greedy score on that page.
+    await page.click('nav a[data-view="tasks"]');
+    await page.waitForSelector('.card[data-task="miniwob/click-checkboxes"]');
+    const own = multi.per_task.find((p) => p.task === 'miniwob/click-checkboxes');
+    const meta = await page.$eval('.card[data-task="miniwob/click-checkboxes"] .meta', (m) => m.textContent);
+    assert.match(meta, new RegExp(`pretrained multitask agent "${multi.name}" \\(${multi.tasks.length} pages\\): ${Math.round(100 * own.eval_success)}% greedy`));
+  });
+});
+
 test('the hyperparameter editor offers the paper\'s, the reference code\'s and the 9-task-in-a-tab settings and refuses a bad value', async () => {
   await withBrowser(async (context) => {
     const { page, errors } = await openApp(context, app.server.url + '#/train');

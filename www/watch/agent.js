@@ -14,7 +14,10 @@ export function agentLoader(ctx) {
     if (mine && (ctx.userModel.tasks || []).includes(taskName)) return mine;
     // On a real MiniWoB++ page, an agent trained on the lab's page of that name (it may transfer).
     const page = taskName.startsWith(ctx.miniwob.prefix) ? taskName.slice(ctx.miniwob.prefix.length) : taskName;
-    const shipped = ctx.agents.find((a) => a.tasks.includes(taskName)) || ctx.agents.find((a) => a.tasks.includes(page));
+    // The shipped agent loaded keeps acting on the tasks it was trained on (a multitask agent
+    // switching tasks), else the first the manifest lists for the task.
+    const current = ctx.agents.find((a) => a.name === loaded && a.tasks.includes(taskName));
+    const shipped = current || ctx.agents.find((a) => a.tasks.includes(taskName)) || ctx.agents.find((a) => a.tasks.includes(page));
     if (shipped) return { name: shipped.name, url: `agents/${shipped.file}`, shipped: true, elsewhere: !shipped.tasks.includes(taskName) };
     return mine || null;
   }
@@ -36,6 +39,11 @@ export function agentLoader(ctx) {
   return {
     agentFor,
     get loaded() { return loaded; },
+    // The shipped agent loaded, when it was trained on several tasks (a multitask agent), else null.
+    multitask() {
+      const entry = ctx.agents.find((a) => a.name === loaded);
+      return entry && entry.tasks.length > 1 && new Set(entry.tasks.map((t) => t.replace(ctx.miniwob.prefix, ''))).size > 1 ? entry : null;
+    },
     // A shipped agent by name (a share link's checkpoint).
     loadShipped(name) {
       const entry = ctx.agents.find((a) => a.name === name);
