@@ -48,8 +48,8 @@ export function initGallery(ctx) {
     return article(key, t.name, badges, `${what}.${lab}`, meta, `${ctx.miniwob.base}${t.name}.html`, ctx.miniwobServed, t.difficulty || 'none');
   }
 
-  // The shipped agent that acts on `key` in the Watch view, and its greedy success there (a
-  // multitask agent's on this page).
+  // The first shipped agent the manifest lists for `key` (the one the Watch view loads for it),
+  // and its greedy success there (a multitask agent's on this page).
   function agentMeta(key, meta) {
     const shipped = ctx.agents.find((a) => a.tasks.includes(key));
     if (!shipped) return;

@@ -112,6 +112,8 @@ export function initWatch(ctx) {
       applyMode();
       ctx.fitFrame();
       let policy = $('policy').value;
+      // Shown again below while a multitask DOM-Q-Net agent plays (the navigator has no tasks).
+      $('watch-switch-row').hidden = true;
       if (policy === 'navigator') {
         done = true;
         if (!(await ctx.navigator.ensure())) return;

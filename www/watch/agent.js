@@ -6,6 +6,8 @@ const $ = (id) => document.getElementById(id);
 export function agentLoader(ctx) {
   const { lab } = ctx;
   let loaded = null; // name of the checkpoint loaded into the lab
+  // A task's page name: `miniwob/click-tab` → `click-tab`, the lab's names as they are.
+  const bare = (taskName) => (taskName.startsWith(ctx.miniwob.prefix) ? taskName.slice(ctx.miniwob.prefix.length) : taskName);
 
   // The agent for a task: your own model when it was trained on the task, else a shipped one that
   // was, else your model anyway (it may transfer), else none.
@@ -13,7 +15,7 @@ export function agentLoader(ctx) {
     const mine = ctx.userModel && { name: ctx.userModel.name, bytes: ctx.userModel.bytes, shipped: false };
     if (mine && (ctx.userModel.tasks || []).includes(taskName)) return mine;
     // On a real MiniWoB++ page, an agent trained on the lab's page of that name (it may transfer).
-    const page = taskName.startsWith(ctx.miniwob.prefix) ? taskName.slice(ctx.miniwob.prefix.length) : taskName;
+    const page = bare(taskName);
     // The shipped agent loaded keeps acting on the tasks it was trained on (a multitask agent
     // switching tasks), else the first the manifest lists for the task.
     const current = ctx.agents.find((a) => a.name === loaded && a.tasks.includes(taskName));
@@ -42,7 +44,7 @@ export function agentLoader(ctx) {
     // The shipped agent loaded, when it was trained on several tasks (a multitask agent), else null.
     multitask() {
       const entry = ctx.agents.find((a) => a.name === loaded);
-      return entry && entry.tasks.length > 1 && new Set(entry.tasks.map((t) => t.replace(ctx.miniwob.prefix, ''))).size > 1 ? entry : null;
+      return entry && new Set(entry.tasks.map(bare)).size > 1 ? entry : null;
     },
     // A shipped agent by name (a share link's checkpoint).
     loadShipped(name) {
