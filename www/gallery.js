@@ -49,10 +49,17 @@ export function initGallery(ctx) {
   }
 
   // The first shipped agent the manifest lists for `key` (the one the Watch view loads for it),
-  // and its greedy success there (a multitask agent's on this page).
+  // and its greedy success there (a multitask agent's on this page). A real page with no agent of
+  // its own gets the lab page's agent of that name, as Watch does (www/watch/agent.js, agentFor),
+  // named as such: it was neither trained nor judged on this page.
   function agentMeta(key, meta) {
     const shipped = ctx.agents.find((a) => a.tasks.includes(key));
-    if (!shipped) return;
+    if (!shipped) {
+      const bare = key.startsWith(ctx.miniwob.prefix) ? key.slice(ctx.miniwob.prefix.length) : null;
+      const lab = bare && ctx.agents.find((a) => a.tasks.includes(bare));
+      if (lab) meta.push(`pretrained agent "${lab.name}" of the lab's page (not trained or judged here)`);
+      return;
+    }
     const own = (shipped.per_task || []).find((p) => p.task === key);
     const rate = Math.round(100 * ((own ? own.eval_success : shipped.eval_success) ?? 0));
     meta.push(shipped.per_task ? `pretrained multitask agent "${shipped.name}" (${shipped.tasks.length} pages): ${rate}% greedy` : `pretrained agent: ${rate}% greedy`);

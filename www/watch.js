@@ -135,8 +135,10 @@ export function initWatch(ctx) {
       obs = await lab.watchReset(ctx.task(), seed, policy);
       holdCover(true);
       // The page's seed: an agent acts on a seed it never trained on (the lab's rule, in Rust).
+      // `from` is the seed box's value, which the next episode counts on from.
+      const from = seed;
       seed = lab.watchSeed();
-      episode = { task: ctx.taskSpec(), seed, actions: [], raw: null, policy };
+      episode = { task: ctx.taskSpec(), seed, from, actions: [], raw: null, policy };
       done = false;
       $('utterance').textContent = obs.instruction.utterance;
       $('steps-title').textContent = `Steps · seed ${seed}`;
@@ -211,7 +213,7 @@ export function initWatch(ctx) {
         await sleep(900);
         if (!playing || mine !== token) break;
         if (ctx.taskPending()) { pause(); break; }
-        if (episode.task) ctx.setSeed(episode.seed + 1);
+        if (episode.task) ctx.setSeed((episode.from ?? episode.seed) + 1);
         switchTask();
         await newEpisode();
         if (done) break;

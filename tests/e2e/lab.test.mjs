@@ -132,6 +132,8 @@ test('a multitask agent plays its tasks in turn in the Watch view, and the galle
     // Unticked, the task stays.
     await page.uncheck('#watch-switch');
     const seed = Number(await page.inputValue('#seed'));
+    // The box counts on from the seed chosen, not from the held-out seed the agent played.
+    assert.ok(seed < 1e9, `the seed box shows ${seed}`);
     await page.waitForFunction((s) => Number(document.getElementById('seed').value) >= s + 2, seed, { timeout: 60_000 });
     await onTask(after);
     await pauseWatch(page);
@@ -148,6 +150,10 @@ test('a multitask agent plays its tasks in turn in the Watch view, and the galle
     const own = multi.per_task.find((p) => p.task === 'miniwob/click-checkboxes');
     const meta = await page.$eval('.card[data-task="miniwob/click-checkboxes"] .meta', (m) => m.textContent);
     assert.match(meta, new RegExp(`pretrained multitask agent "${multi.name}" \\(${multi.tasks.length} pages\\): ${Math.round(100 * own.eval_success)}% greedy`));
+    // A real page with no agent of its own names the lab page's agent that Watch plays there.
+    assert.ok(!manifest.some((a) => (a.tasks || []).includes('miniwob/click-test')), 'the real click-test has no agent of its own');
+    const fallback = await page.$eval('.card[data-task="miniwob/click-test"] .meta', (m) => m.textContent);
+    assert.match(fallback, /pretrained agent "click-test" of the lab's page \(not trained or judged here\)/);
   });
 });
 
