@@ -2,6 +2,8 @@
 // source — (difficulty class, time limit, what it asks or what acting on it takes), with ways to
 // open it: play it yourself (recorded), watch an agent on it, or its bare page in a new tab.
 
+import { shippedAgentFor } from './watch/agent.js';
+
 const $ = (id) => document.getElementById(id);
 
 function el(tag, attrs = {}, ...children) {
@@ -48,16 +50,15 @@ export function initGallery(ctx) {
     return article(key, t.name, badges, `${what}.${lab}`, meta, `${ctx.miniwob.base}${t.name}.html`, ctx.miniwobServed, t.difficulty || 'none');
   }
 
-  // The first shipped agent the manifest lists for `key` (the one the Watch view loads for it),
-  // and its greedy success there (a multitask agent's on this page). A real page with no agent of
-  // its own gets the lab page's agent of that name, as Watch does (www/watch/agent.js, agentFor),
-  // named as such: it was neither trained nor judged on this page.
+  // The shipped agent the Watch view loads for `key` and its greedy success there (a multitask
+  // agent's on this page); one trained on the lab's page of a real page's name is named as such:
+  // it was neither trained nor judged on this page.
   function agentMeta(key, meta) {
-    const shipped = ctx.agents.find((a) => a.tasks.includes(key));
-    if (!shipped) {
-      const bare = key.startsWith(ctx.miniwob.prefix) ? key.slice(ctx.miniwob.prefix.length) : null;
-      const lab = bare && ctx.agents.find((a) => a.tasks.includes(bare));
-      if (lab) meta.push(`pretrained agent "${lab.name}" of the lab's page (not trained or judged here)`);
+    const found = shippedAgentFor(ctx, key);
+    if (!found) return;
+    const shipped = found.entry;
+    if (found.elsewhere) {
+      meta.push(`pretrained agent "${shipped.name}" of the lab's page (not trained or judged here)`);
       return;
     }
     const own = (shipped.per_task || []).find((p) => p.task === key);

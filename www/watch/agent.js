@@ -3,24 +3,32 @@
 // the lab once (the lab keeps the last one loaded).
 const $ = (id) => document.getElementById(id);
 
+// A task's page name: `miniwob/click-tab` → `click-tab`, the lab's names as they are.
+const bareName = (ctx, taskName) => (taskName.startsWith(ctx.miniwob.prefix) ? taskName.slice(ctx.miniwob.prefix.length) : taskName);
+
+// The shipped agent that acts on a task (the Watch view's choice, which the gallery names): the
+// one `loaded` when it was trained on the task (a multitask agent switching tasks), else the
+// first the manifest lists for the task, else, on a real MiniWoB++ page, one trained on the lab's
+// page of that name (it may transfer; `elsewhere` says so). Null when there is none.
+export function shippedAgentFor(ctx, taskName, loaded = null) {
+  const page = bareName(ctx, taskName);
+  const entry = ctx.agents.find((a) => a.name === loaded && a.tasks.includes(taskName))
+    || ctx.agents.find((a) => a.tasks.includes(taskName)) || ctx.agents.find((a) => a.tasks.includes(page));
+  return entry ? { entry, elsewhere: !entry.tasks.includes(taskName) } : null;
+}
+
 export function agentLoader(ctx) {
   const { lab } = ctx;
   let loaded = null; // name of the checkpoint loaded into the lab
-  // A task's page name: `miniwob/click-tab` → `click-tab`, the lab's names as they are.
-  const bare = (taskName) => (taskName.startsWith(ctx.miniwob.prefix) ? taskName.slice(ctx.miniwob.prefix.length) : taskName);
+  const bare = (taskName) => bareName(ctx, taskName);
 
   // The agent for a task: your own model when it was trained on the task, else a shipped one that
   // was, else your model anyway (it may transfer), else none.
   function agentFor(taskName) {
     const mine = ctx.userModel && { name: ctx.userModel.name, bytes: ctx.userModel.bytes, shipped: false };
     if (mine && (ctx.userModel.tasks || []).includes(taskName)) return mine;
-    // On a real MiniWoB++ page, an agent trained on the lab's page of that name (it may transfer).
-    const page = bare(taskName);
-    // The shipped agent loaded keeps acting on the tasks it was trained on (a multitask agent
-    // switching tasks), else the first the manifest lists for the task.
-    const current = ctx.agents.find((a) => a.name === loaded && a.tasks.includes(taskName));
-    const shipped = current || ctx.agents.find((a) => a.tasks.includes(taskName)) || ctx.agents.find((a) => a.tasks.includes(page));
-    if (shipped) return { name: shipped.name, url: `agents/${shipped.file}`, shipped: true, elsewhere: !shipped.tasks.includes(taskName) };
+    const shipped = shippedAgentFor(ctx, taskName, loaded);
+    if (shipped) return { name: shipped.entry.name, url: `agents/${shipped.entry.file}`, shipped: true, elsewhere: shipped.elsewhere };
     return mine || null;
   }
 
