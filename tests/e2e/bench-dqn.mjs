@@ -107,6 +107,32 @@ async function snapshotted(page, opts) {
   });
 }
 
+// The greedy held-out episodes by the kind of goal they had, for a task whose goals come in
+// kinds (email-inbox: reply, forward, delete, star): the kind is the utterance with what varies
+// between episodes of a kind masked (quoted text, names, numbers: any word with a capital or a
+// digit). Printed when a task has 2 to 12 kinds; the sum is checked against the learner's count.
+const goalKind = (u) => u.replace(/"[^"]*"|'[^']*'/g, '…').split(/\s+/).map((w) => (/[A-Z0-9…]/.test(w) ? '…' : w)).join(' ').replace(/…( …)+/g, '…');
+function byGoalKind(r) {
+  const lines = [];
+  for (const e of r.evaluation) {
+    const eps = (r.held_out || []).filter((x) => x.task === e.task);
+    const kinds = new Map();
+    for (const x of eps) {
+      const k = kinds.get(goalKind(x.goal)) || { n: 0, wins: 0 };
+      k.n += 1; k.wins += x.success ? 1 : 0;
+      kinds.set(goalKind(x.goal), k);
+    }
+    const wins = eps.filter((x) => x.success).length;
+    if (eps.length !== e.episodes || wins !== e.successes) {
+      lines.push(`  greedy ${e.task} by goal: not counted (${eps.length} episodes and ${wins} successes seen, the learner counted ${e.episodes} and ${e.successes})`);
+    } else if (kinds.size >= 2 && kinds.size <= 12) {
+      lines.push(`  greedy ${e.task} by goal (${e.successes}/${e.episodes}):`);
+      for (const [kind, k] of [...kinds].sort((a, b) => b[1].n - a[1].n)) lines.push(`    ${k.wins}/${k.n}  ${kind}`);
+    }
+  }
+  return lines;
+}
+
 const server = await serve(DIST);
 const context = await launch();
 try {
@@ -203,6 +229,7 @@ try {
         const row = rows.at(-1);
         console.log(`  => ${Object.entries(row).map(([k, v]) => `${k}: ${v}`).join(', ')}`);
       }
+      for (const line of byGoalKind(r)) console.log(line);
     }
   }
   report();

@@ -118,13 +118,31 @@ export async function trainInPage(page, opts, log = (line) => console.log(line),
     const serveEnv = lab.serveEnv;
     const envCalls = { reset: [], step: [] };
     let firstLoadEnd = null;
+    // The held-out episodes one by one (seed, goal, success), read off the same calls: the
+    // learner reports counts, and a task with goals of several kinds (email-inbox: reply, forward,
+    // delete, star) needs the count per kind. Held-out seeds are those from HELD_OUT_SEEDS
+    // (src/dom_q_net/train.rs) on, which training never draws; an episode ends at its page's
+    // `done` or, cut by the lab's step limit, at the next reset; success is a raw reward > 0
+    // (env::is_success), and the report checks its sum against the learner's count.
+    const HELD_OUT_SEEDS = 1e9;
+    const heldOut = [], open = new Map();
+    const close = (frame) => { const ep = open.get(frame); if (ep) heldOut.push(ep); open.delete(frame); };
     lab.serveEnv = function (req) {
       const t = performance.now();
       const p = serveEnv.call(this, req);
-      p.then(() => {
+      p.then((reply) => {
         const ms = performance.now() - t;
         envCalls[req.op]?.push(ms);
         if (firstLoadEnd === null && req.op === 'reset') firstLoadEnd = performance.now();
+        if (req.op === 'reset') {
+          close(req.task);
+          if (req.seed >= HELD_OUT_SEEDS && reply?.observation) {
+            open.set(req.task, { task: o.tasks[req.task - frameOffset], seed: req.seed, goal: reply.observation.instruction.utterance, success: false });
+          }
+        } else if (reply?.step?.done && open.has(req.task)) {
+          open.get(req.task).success = reply.step.raw_reward > 0;
+          close(req.task);
+        }
       });
       return p;
     };
@@ -213,6 +231,7 @@ export async function trainInPage(page, opts, log = (line) => console.log(line),
     observer.disconnect();
     loaf.disconnect();
     lab.serveEnv = serveEnv;
+    for (const frame of [...open.keys()]) close(frame);
     const pct = (v, q) => (v.length ? v.slice().sort((a, b) => a - b)[Math.min(v.length - 1, Math.floor(q * v.length))] : null);
     box.remove();
     const bytes = checkpoint || snapshot;
@@ -226,6 +245,7 @@ export async function trainInPage(page, opts, log = (line) => console.log(line),
       active_s: done.active_s ?? last?.active_s ?? 0,
       tasks: done.tasks || last?.tasks || [],
       evaluation: done.evaluation || evaluation,
+      held_out: heldOut,
       act_ms: sums.steps ? sums.act / sums.steps : null,
       env_ms: sums.steps ? sums.env / sums.steps : null,
       update_ms: sums.updates ? sums.upd / sums.updates : null,
