@@ -99,21 +99,38 @@ test('on opening, a pretrained agent acts on a task with its Q-values drawn over
   });
 });
 
-test('a multitask agent plays its tasks in turn in the Watch view, and the gallery gives its greedy score per page', async () => {
-  // The shipped multitask agent (scripts/train-agents.sh … --multitask NAME) is the one that acts
-  // on click-checkboxes: no single-task agent was trained on it.
+test('a task\'s own agent acts on it, a multitask agent plays its tasks in turn in the Watch view, and the gallery gives each one\'s greedy score per page', async () => {
+  // The shipped multitask agent (scripts/train-agents.sh … --multitask NAME) acts on a page none
+  // of the single-task agents, listed before it, was trained on (the real enter-text: enter-text's
+  // agent is the lab page's).
   const manifest = JSON.parse(readFileSync(join(DIST, 'agents', 'manifest.json'), 'utf8')).agents;
-  const multi = manifest.find((a) => a.per_task && a.tasks.includes('click-checkboxes'));
-  assert.ok(multi, 'a multitask agent listing click-checkboxes is shipped');
-  assert.equal(manifest.find((a) => a.tasks.includes('click-checkboxes')), multi);
-  const at = multi.tasks.indexOf('click-checkboxes');
-  const [next, after] = [multi.tasks[at + 1], multi.tasks[(at + 2) % multi.tasks.length]];
+  const multi = manifest.find((a) => a.per_task);
+  assert.ok(multi, 'a multitask agent is shipped');
+  const pivot = multi.tasks.find((t) => manifest.find((a) => (a.tasks || []).includes(t)) === multi);
+  assert.ok(pivot, `a page of ${multi.name} has no single-task agent listed before it`);
+  // A page with an agent of its own (click-checkboxes): that one, not the multitask agent.
+  const single = manifest.find((a) => !a.per_task && (a.tasks || []).includes('click-checkboxes'));
+  assert.ok(single && multi.tasks.includes('click-checkboxes') && manifest.indexOf(single) < manifest.indexOf(multi), 'click-checkboxes has its own agent, listed first');
+  const at = multi.tasks.indexOf(pivot);
+  const [next, after] = [multi.tasks[(at + 1) % multi.tasks.length], multi.tasks[(at + 2) % multi.tasks.length]];
   // The page after next has a single-task agent of its own: the multitask agent keeps acting.
-  assert.ok(manifest.some((a) => a !== multi && a.tasks.includes(after)), `${after} has an agent of its own`);
+  assert.ok(manifest.some((a) => a !== multi && (a.tasks || []).includes(after)), `${after} has an agent of its own`);
+  const pick = async (page, key) => {
+    if (key.startsWith('miniwob/')) {
+      await page.selectOption('#source', 'miniwob');
+      await page.selectOption('#miniwob-task', key.slice('miniwob/'.length));
+    } else {
+      await page.selectOption('#source', 'builtin');
+      await page.selectOption('#task', key);
+    }
+  };
   await withBrowser(async (context) => {
     const { page, errors } = await openApp(context, app.server.url);
     await pauseWatch(page);
     await page.selectOption('#task', 'click-checkboxes');
+    await page.waitForFunction((n) => document.getElementById('agent-note').textContent.startsWith(`Pretrained agent "${n}"`), single.name, { timeout: 30_000 });
+    assert.equal(await page.isVisible('#watch-switch'), false);
+    await pick(page, pivot);
     const note = new RegExp(`^Pretrained agent "${multi.name}"`);
     await page.waitForFunction((re) => new RegExp(re).test(document.getElementById('agent-note').textContent), note.source, { timeout: 30_000 });
     assert.equal(await page.isVisible('#watch-switch'), true);
@@ -144,12 +161,15 @@ test('a multitask agent plays its tasks in turn in the Watch view, and the galle
     await page.waitForFunction(() => /^Pretrained agent "click-test"/.test(document.getElementById('agent-note').textContent), null, { timeout: 30_000 });
     assert.equal(await page.isVisible('#watch-switch'), false);
     assert.deepEqual(errors, []);
-    // The gallery: the real page's card names the agent and its greedy score on that page.
+    // The gallery: a card names the agent Watch plays there and its greedy score on that page.
     await page.click('nav a[data-view="tasks"]');
-    await page.waitForSelector('.card[data-task="miniwob/click-checkboxes"]');
-    const own = multi.per_task.find((p) => p.task === 'miniwob/click-checkboxes');
-    const meta = await page.$eval('.card[data-task="miniwob/click-checkboxes"] .meta', (m) => m.textContent);
+    await page.waitForSelector(`.card[data-task="${pivot}"]`);
+    const own = multi.per_task.find((p) => p.task === pivot);
+    const meta = await page.$eval(`.card[data-task="${pivot}"] .meta`, (m) => m.textContent);
     assert.match(meta, new RegExp(`pretrained multitask agent "${multi.name}" \\(${multi.tasks.length} pages\\): ${Math.round(100 * own.eval_success)}% greedy`));
+    const singleMeta = await page.$eval('.card[data-task="miniwob/click-checkboxes"] .meta', (m) => m.textContent);
+    assert.match(singleMeta, new RegExp(`pretrained agent: ${Math.round(100 * single.eval_success)}% greedy`));
+    assert.doesNotMatch(singleMeta, /multitask/);
     // A real page with no agent of its own names the lab page's agent that Watch plays there.
     assert.ok(!manifest.some((a) => (a.tasks || []).includes('miniwob/click-test')), 'the real click-test has no agent of its own');
     const fallback = await page.$eval('.card[data-task="miniwob/click-test"] .meta', (m) => m.textContent);

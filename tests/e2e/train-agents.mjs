@@ -119,10 +119,12 @@ try {
           ? `scripts/train-agents.sh ${process.argv.slice(2).map(shellWord).join(' ')}`
           : `scripts/train-agents.sh ${run.name} ${process.argv.slice(2).filter((a) => !tasks.includes(a)).map(shellWord).join(' ')}`.trim(),
       };
-      // An agent trained again keeps its place; a new DOM-Q-Net agent goes after the others
-      // (before the navigator), so the Gallery's order does not change with each run.
+      // An agent trained again keeps its place; a new single-task agent goes after the others of
+      // its kind and before the multitask ones, a new multitask agent before the navigator: the
+      // first agent listed for a page is the one the Watch view plays there (watch/agent.js), so
+      // a task's own agent comes before one that learnt it among others.
       const at = manifest.agents.findIndex((a) => a.name === run.name);
-      const firstOther = manifest.agents.findIndex((a) => a.kind && a.kind !== 'dom-q-net');
+      const firstOther = manifest.agents.findIndex((a) => (a.kind && a.kind !== 'dom-q-net') || (!args.multitask && a.per_task));
       if (at >= 0) manifest.agents[at] = entry;
       else manifest.agents.splice(firstOther < 0 ? manifest.agents.length : firstOther, 0, entry);
       writeFileSync(manifestPath, JSON.stringify(manifest, null, 2) + '\n');
