@@ -127,9 +127,10 @@ function byGoalKind(r) {
     const eps = (r.held_out || []).filter((x) => x.task === e.task);
     const kinds = new Map();
     for (const x of eps) {
-      const k = kinds.get(goalKind(x.goal)) || { n: 0, wins: 0 };
-      k.n += 1; k.wins += x.success ? 1 : 0;
-      kinds.set(goalKind(x.goal), k);
+      const kind = goalKind(x.goal);
+      if (!kinds.has(kind)) kinds.set(kind, { n: 0, wins: 0 });
+      kinds.get(kind).n += 1;
+      kinds.get(kind).wins += x.success ? 1 : 0;
     }
     const wins = eps.filter((x) => x.success).length;
     if (eps.length !== e.episodes || wins !== e.successes) {
