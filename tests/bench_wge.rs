@@ -46,11 +46,12 @@ use weblab::web::IframeEnv;
 use weblab::web::util::yield_now;
 use weblab::wge::config::{WgeConfig, max_steps_for};
 use weblab::wge::demo_import::{check_usable, import_wge_file};
-use weblab::wge::domnet_config::NeuralConfig;
+use weblab::wge::domnet_config::{NeuralConfig, WordEmbedding};
 use weblab::wge::explore::{EpisodeEnd, run_episode, train_episode};
 use weblab::wge::neural::NeuralPolicy;
 use weblab::wge::policy::{Mode, WorkflowPolicy};
 use weblab::wge::replay::ReplayEpisode;
+use weblab::wge::word_vectors::WordVectors;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -174,7 +175,17 @@ fn schedule(seed: u64) -> Schedule {
         seed,
         ..paper
     };
+    // WGE_WORDS=glove: words through the shipped GloVe 6B 50-d vectors, held fixed (the code's
+    // frozen GloVe); else learned embeddings.
+    let cfg = if option_env!("WGE_WORDS") == Some("glove") { cfg.with_glove() } else { cfg };
     Schedule { cfg, on_policy: setting(option_env!("WGE_ON_POLICY"), 1) }
+}
+
+/// The shipped GloVe table when the schedule reads words through it (compiled into this
+/// benchmark only; the app's page does not carry it).
+fn word_vectors(cfg: &NeuralConfig) -> Option<std::sync::Arc<WordVectors>> {
+    (cfg.word_embedding == WordEmbedding::Glove6b50d)
+        .then(|| std::sync::Arc::new(WordVectors::parse(include_bytes!("../data/glove-6b-50d-tasks.wlv")).expect("the shipped table")))
 }
 
 /// DOMNet's side of one task's run.
@@ -292,6 +303,14 @@ async fn bench_workflow_policy_on_table_1_tasks() {
             p.replay_min_group,
             sched.on_policy
         );
+        let words = match &sched.cfg.word_embedding {
+            WordEmbedding::Learned => format!("learned {}-d word embeddings (WGE_WORDS=glove: GloVe 6B 50d, fixed)", sched.cfg.word_dim),
+            WordEmbedding::Glove6b50d => format!("GloVe 6B 50d word vectors, fixed ({}; others learned)", "data/glove-6b-50d-tasks.wlv"),
+        };
+        console_log!(
+            "DOMNet's words: {words}; architecture: {}",
+            if option_env!("WGE_DOMNET") == Some("paper") { "the paper's §5" } else { "the code's" }
+        );
         console_log!(
             "| task | paper DOMNet+WGE | DOMNet+WGE test (%) | workflow test (%) | workflow training success by quarter (%) | replay stored (groups ready / groups) | gradient steps (replay + on-policy) | on-policy successes | wall-clock explore / neural / test / all (s) |"
         );
@@ -360,7 +379,7 @@ async fn bench_workflow_policy_on_table_1_tasks() {
         let mut neural = neural_on.then(|| {
             let cfg = NeuralConfig { max_episode_steps: policy.config.max_steps, ..sched.cfg.clone() };
             Neural {
-                policy: NeuralPolicy::new(cfg, &burn::prelude::Device::flex().autodiff()).unwrap(),
+                policy: NeuralPolicy::with_word_vectors(cfg, word_vectors(&sched.cfg), &burn::prelude::Device::flex().autodiff()).unwrap(),
                 on_policy: 0,
                 on_policy_wins: 0,
                 errors: 0,

@@ -8,8 +8,9 @@
 //! the element's goal words or by field buckets, A2C's critic or a constant baseline.
 //!
 //! Where ours differs from both:
-//! - words get learned embeddings (grown online, `NeuralConfig::word_vocab`) instead of frozen
-//!   GloVe vectors, which the lab cannot download;
+//! - words get learned embeddings (grown online, `NeuralConfig::word_vocab`) by default; with
+//!   `WordEmbedding::Glove6b50d` the words of the shipped table read its GloVe 50-d vectors, held
+//!   fixed (the code: frozen GloVe-100d, which no registry package ships), the rest learned ones;
 //! - the value embedding has a fifth kind, non-empty text, beside true / false / none / "";
 //! - an element without text of its own but with a typed value reads the value as its text (what a
 //!   person sees in the field), so the policy can tell a filled field from an empty one;
@@ -18,6 +19,7 @@
 //! - a task without structured fields gets one goal unit, ("utterance", the utterance).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use burn::module::{Initializer, Param};
 use burn::nn::{BiLstm, BiLstmConfig, Linear, LinearConfig};
@@ -28,23 +30,26 @@ use crate::env::{Action, DomNode, NodeRef, NodeValue, Observation, TEXT_TAG};
 use crate::learn::vocab::{UNK, Vocab};
 
 use super::domnet_config::{Baseline, COLOUR_DIMS, GoalMatch, NeighbourPool, NeuralConfig, POSITION_DIMS, TreePool, VALUE_KINDS};
+use super::word_vectors::WordVectors;
 
 /// Masked logits hold about this.
 const NEG: f32 = -1e9;
 
 // ------------------------------------------------------------------------------ features
 
-/// The vocabularies DOMNet grows as it reads pages.
+/// The vocabularies DOMNet grows as it reads pages, and the fixed word vectors it reads words
+/// through, if any (`WordEmbedding::Glove6b50d`).
 #[derive(Clone, Debug)]
 pub struct DomNetVocabs {
     pub words: Vocab,
     pub tags: Vocab,
     pub classes: Vocab,
+    pub vectors: Option<Arc<WordVectors>>,
 }
 
 impl DomNetVocabs {
     pub fn new(cfg: &NeuralConfig) -> Self {
-        DomNetVocabs { words: Vocab::new(cfg.word_vocab), tags: Vocab::new(cfg.tag_vocab), classes: Vocab::new(cfg.class_vocab) }
+        DomNetVocabs { words: Vocab::new(cfg.word_vocab), tags: Vocab::new(cfg.tag_vocab), classes: Vocab::new(cfg.class_vocab), vectors: None }
     }
 }
 
@@ -83,6 +88,10 @@ pub struct DomNetInput {
     pub fields: Vec<(usize, usize)>,
     /// The goal units' values, in order: what a type action types.
     pub field_values: Vec<String>,
+    /// The state's word ids that the fixed word vectors cover (ascending), and their vectors
+    /// [that many, word_dim]; empty without fixed vectors.
+    pub fixed_words: Vec<u32>,
+    pub fixed_vectors: Vec<f32>,
 }
 
 impl DomNetInput {
@@ -201,6 +210,8 @@ pub fn featurize(vocabs: &mut DomNetVocabs, obs: &Observation, cfg: &NeuralConfi
         typable: Vec::with_capacity(n),
         fields: field_texts,
         field_values,
+        fixed_words: Vec::new(),
+        fixed_vectors: Vec::new(),
     };
     // The goal's words: the utterance's and the fields' values'.
     let goal_words: std::collections::HashSet<String> =
@@ -275,6 +286,17 @@ pub fn featurize(vocabs: &mut DomNetVocabs, obs: &Observation, cfg: &NeuralConfi
             }
         }
         input.match_words = ids;
+    }
+    if let Some(vectors) = &vocabs.vectors {
+        let mut ids: Vec<u32> = texts.iter().flatten().chain(&input.match_words).copied().collect();
+        ids.sort_unstable();
+        ids.dedup();
+        for id in ids {
+            if let Some(v) = vocabs.words.word(id).and_then(|w| vectors.get(w)) {
+                input.fixed_words.push(id);
+                input.fixed_vectors.extend_from_slice(v);
+            }
+        }
     }
     input.texts = texts;
     input
@@ -403,7 +425,8 @@ impl DomNet {
 
     /// Encodes every text: the BiLSTM's final forward and backward states, 64-d; the empty text
     /// is zeros. Texts of one length run together, so no padding enters a state.
-    fn encode_texts(&self, texts: &[Vec<u32>], plain: &Device) -> Tensor<2> {
+    fn encode_texts(&self, x: &DomNetInput, plain: &Device) -> Tensor<2> {
+        let texts = &x.texts;
         let dev = self.device();
         let mut by_len: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
         for (i, t) in texts.iter().enumerate() {
@@ -415,10 +438,9 @@ impl DomNet {
             if len == 0 {
                 rows.push(Tensor::zeros([group.len(), self.text_dim], &dev));
             } else {
-                let ids: Vec<i64> = group.iter().flat_map(|&i| texts[i].iter().map(|&w| w as i64)).collect();
-                let ids = Tensor::<1, Int>::from_data(TensorData::new(ids, [group.len() * len]), plain);
-                let x = self.word_emb.val().select(0, ids).reshape([group.len(), len, self.word_dim]);
-                let (_, state) = self.encoder.forward(x, None);
+                let ids: Vec<u32> = group.iter().flat_map(|&i| texts[i].iter().copied()).collect();
+                let words = self.embed_words(&ids, x, plain).reshape([group.len(), len, self.word_dim]);
+                let (_, state) = self.encoder.forward(words, None);
                 let h = state.hidden; // [2, g, hidden]
                 let g = group.len();
                 let hd = self.text_dim / 2;
@@ -448,7 +470,7 @@ impl DomNet {
         let ints32 = |v: &[u32]| ints(v.iter().map(|&i| i as i64).collect());
         let matrix = |v: &[f32], r: usize, c: usize| Tensor::<2>::from_data(TensorData::new(v.to_vec(), [r, c]), &plain);
 
-        let texts = self.encode_texts(&x.texts, &plain);
+        let texts = self.encode_texts(x, &plain);
         // Base embedding, 130-d, and the alignment, 128-d.
         let base = Tensor::cat(
             vec![
@@ -519,6 +541,31 @@ impl DomNet {
         DomNetOut { elem, mode, field, value }
     }
 
+    /// The learned word embeddings [word_vocab, word_dim] (a word's id is its row).
+    pub fn learned_word_embeddings(&self) -> Tensor<2> {
+        self.word_emb.val()
+    }
+
+    /// The embeddings of `ids` [len, word_dim]: the fixed vector of a word the state's
+    /// `fixed_words` cover (no gradient reaches its learned row), the learned row otherwise.
+    fn embed_words(&self, ids: &[u32], x: &DomNetInput, plain: &Device) -> Tensor<2> {
+        let n = ids.len();
+        let select = Tensor::<1, Int>::from_data(TensorData::new(ids.iter().map(|&w| w as i64).collect::<Vec<_>>(), [n]), plain);
+        let learned = self.word_emb.val().select(0, select);
+        if x.fixed_words.is_empty() {
+            return learned;
+        }
+        let d = self.word_dim;
+        let (mut keep, mut fixed) = (vec![1f32; n], vec![0f32; n * d]);
+        for (i, w) in ids.iter().enumerate() {
+            if let Ok(k) = x.fixed_words.binary_search(w) {
+                keep[i] = 0.0;
+                fixed[i * d..(i + 1) * d].copy_from_slice(&x.fixed_vectors[k * d..(k + 1) * d]);
+            }
+        }
+        learned * Tensor::<2>::from_data(TensorData::new(keep, [n, 1]), plain) + Tensor::<2>::from_data(TensorData::new(fixed, [n, d]), plain)
+    }
+
     /// §5's goal-matching embedding: per element, the sum of the embeddings of its words that
     /// appear in the goal ([n, word_dim]; zeros where none does).
     fn goal_matching(&self, x: &DomNetInput, plain: &Device) -> Tensor<2> {
@@ -527,8 +574,7 @@ impl DomNet {
         if k == 0 {
             return Tensor::zeros([n, self.word_dim], &self.device());
         }
-        let ids: Vec<i64> = x.match_words.iter().map(|&w| w as i64).collect();
-        let rows = self.word_emb.val().select(0, Tensor::<1, Int>::from_data(TensorData::new(ids, [k]), plain)); // [k, d]
+        let rows = self.embed_words(&x.match_words, x, plain); // [k, d]
         Tensor::<2>::from_data(TensorData::new(x.match_counts.clone(), [n, k]), plain).matmul(rows)
     }
 }

@@ -53,6 +53,19 @@ pub enum Baseline {
     Constant,
 }
 
+/// What a word is embedded with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WordEmbedding {
+    /// A learned vector per word, grown online up to `word_vocab` (ours, the default: what the
+    /// lab's WGE figures were measured with).
+    Learned,
+    /// GloVe 6B 50-d, held fixed, for the words the shipped table has (`data/glove-6b-50d-tasks.wlv`,
+    /// `wge::word_vectors`); other words learned as with `Learned`. The code: frozen GloVe-100d,
+    /// which no registry package ships; `word_dim` must then be 50.
+    Glove6b50d,
+}
+
 // What a saved config that predates a setting was trained with: the code's architecture.
 fn code_spatial() -> NeighbourPool {
     NeighbourPool::Mean
@@ -66,6 +79,9 @@ fn code_match() -> GoalMatch {
 fn code_baseline() -> Baseline {
     Baseline::Constant
 }
+fn learned_words() -> WordEmbedding {
+    WordEmbedding::Learned
+}
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -74,8 +90,11 @@ pub struct NeuralConfig {
     /// Word vocabulary cap, `<unk>` and `<pad>` included. The code uses frozen GloVe vectors,
     /// which this lab cannot download: words get learned embeddings, grown online up to this cap.
     pub word_vocab: usize,
-    /// Word embedding size (the code's GloVe-100d).
+    /// Word embedding size (the code's GloVe-100d; 50 with `WordEmbedding::Glove6b50d`).
     pub word_dim: usize,
+    /// Learned word embeddings (the default) or fixed GloVe vectors for the words they cover.
+    #[serde(default = "learned_words")]
+    pub word_embedding: WordEmbedding,
     /// Most words of one text read by the encoder (longer texts keep their first words; the
     /// code reads whole strings, but MiniWoB element texts are short).
     pub max_text_words: usize,
@@ -163,6 +182,7 @@ impl Default for NeuralConfig {
         NeuralConfig {
             word_vocab: 2000,
             word_dim: 100,
+            word_embedding: WordEmbedding::Learned,
             max_text_words: 8,
             lstm_hidden: 32,
             tag_vocab: 100,
@@ -224,6 +244,12 @@ impl NeuralConfig {
             baseline_kind: Baseline::Critic,
             ..NeuralConfig::default()
         }
+    }
+
+    /// The same, with words read through the shipped GloVe 50-d vectors held fixed (the code's
+    /// frozen GloVe, at the dimension a registry package ships).
+    pub fn with_glove(self) -> Self {
+        NeuralConfig { word_embedding: WordEmbedding::Glove6b50d, word_dim: GLOVE_DIM, ..self }
     }
 
     /// A text's encoding: the BiLSTM's two final states (code: 64).
@@ -343,6 +369,9 @@ impl NeuralConfig {
         if !(self.position_scale > 0.0 && self.adam_epsilon > 0.0) {
             return Err("neural policy config: position_scale and adam_epsilon must be above 0".into());
         }
+        if self.word_embedding == WordEmbedding::Glove6b50d && self.word_dim != GLOVE_DIM {
+            return Err(format!("neural policy config: GloVe 6B 50d vectors need word_dim {GLOVE_DIM}, not {}", self.word_dim));
+        }
         let params = self.num_params();
         if params > MAX_PARAMS {
             return Err(format!(
@@ -385,6 +414,9 @@ impl NeuralConfig {
     }
 }
 
+/// The shipped word vectors' size (`WordEmbedding::Glove6b50d`).
+pub const GLOVE_DIM: usize = 50;
+
 /// Upper bounds of [`NeuralConfig::validate`] (the code's values are far below each).
 pub const MAX_WORD_VOCAB: usize = 100_000;
 pub const MAX_SMALL_VOCAB: usize = 1 << 16;
@@ -416,12 +448,16 @@ mod tests {
         p.validate().unwrap();
         // A saved config from before these settings was trained with the code's architecture.
         let mut old = serde_json::to_value(&c).unwrap();
-        for k in ["spatial_pool", "tree_pool", "goal_match", "baseline_kind"] {
+        for k in ["spatial_pool", "tree_pool", "goal_match", "baseline_kind", "word_embedding"] {
             old.as_object_mut().unwrap().remove(k);
         }
         assert_eq!(serde_json::from_value::<NeuralConfig>(old).unwrap(), c);
         assert!(NeuralConfig { replay_min_group: 2000, ..c.clone() }.validate().is_err());
         assert!(NeuralConfig { ctx_dim: 0, ..c.clone() }.validate().is_err());
+        let g = c.clone().with_glove();
+        g.validate().unwrap();
+        assert_eq!((g.word_dim, g.element_dim()), (50, 772));
+        assert!(NeuralConfig { word_dim: 100, ..g }.validate().unwrap_err().contains("word_dim 50"));
     }
 
     #[test]

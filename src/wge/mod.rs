@@ -15,3 +15,4 @@ pub mod neural;
 pub mod policy;
 pub mod replay;
 pub mod session;
+pub mod word_vectors;

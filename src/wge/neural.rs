@@ -19,8 +19,10 @@ use crate::rng::Rng;
 use crate::task::{Env, TaskSpec};
 
 use super::domnet::{DomNet, DomNetAction, DomNetInput, DomNetOut, DomNetVocabs, featurize, log_prob};
-use super::domnet_config::{Baseline, NeuralConfig};
+use super::domnet_config::{Baseline, NeuralConfig, WordEmbedding};
 use super::replay::{GroupedReplay, ReplayEpisode};
+use super::word_vectors::WordVectors;
+use std::sync::Arc;
 
 pub const KIND: Kind = Kind { magic: b"WLDOMNET", name: "DOMNet", oldest: 1, newest: 1, max_bytes: checkpoint::MAX_CHECKPOINT_BYTES };
 
@@ -77,9 +79,18 @@ fn draw(rng: &mut Rng, logp: &[f32]) -> usize {
 impl NeuralPolicy {
     /// A fresh policy training on `device` (an autodiff device, e.g. `Device::flex().autodiff()`).
     pub fn new(cfg: NeuralConfig, device: &Device) -> Result<Self, String> {
+        Self::with_word_vectors(cfg, None, device)
+    }
+
+    /// A fresh policy reading words through `vectors`, which a config with
+    /// `WordEmbedding::Glove6b50d` needs (the shipped table, `data/glove-6b-50d-tasks.wlv`).
+    pub fn with_word_vectors(cfg: NeuralConfig, vectors: Option<Arc<WordVectors>>, device: &Device) -> Result<Self, String> {
         cfg.validate()?;
+        check_vectors(&cfg, vectors.as_deref())?;
         let model = seeded(device, cfg.seed, |d| DomNet::new(&cfg, d));
-        Ok(Self::assemble(cfg.clone(), DomNetVocabs::new(&cfg), model))
+        let mut vocabs = DomNetVocabs::new(&cfg);
+        vocabs.vectors = vectors;
+        Ok(Self::assemble(cfg.clone(), vocabs, model))
     }
 
     fn assemble(cfg: NeuralConfig, vocabs: DomNetVocabs, model: DomNet) -> Self {
@@ -296,9 +307,27 @@ impl NeuralPolicy {
 
     /// Restores a policy saved by [`Agent::checkpoint`] onto `device`.
     pub fn from_checkpoint(bytes: &[u8], device: &Device) -> Result<Self, CheckpointError> {
+        Self::from_checkpoint_with_word_vectors(bytes, None, device)
+    }
+
+    /// The same for a policy that reads words through fixed vectors: the table it was trained
+    /// with (the checkpoint records its checksum).
+    pub fn from_checkpoint_with_word_vectors(bytes: &[u8], vectors: Option<Arc<WordVectors>>, device: &Device) -> Result<Self, CheckpointError> {
         let parts = checkpoint::read(&KIND, bytes)?;
         let header: Header = serde_json::from_slice(parts.header).map_err(|e| CheckpointError::Corrupt(format!("bad header: {e}")))?;
         header.config.validate().map_err(CheckpointError::Mismatch)?;
+        check_vectors(&header.config, vectors.as_deref()).map_err(CheckpointError::Mismatch)?;
+        if let (Some(saved), Some(v)) = (&header.word_vectors, &vectors)
+            && saved.checksum != v.checksum()
+        {
+            return Err(CheckpointError::Mismatch(format!(
+                "it was trained with other word vectors ({}, checksum {:016x}) than the ones given ({}, checksum {:016x})",
+                saved.source,
+                saved.checksum,
+                v.source(),
+                v.checksum()
+            )));
+        }
         let cfg = header.config.clone();
         // Each vocabulary fits its embedding table (a word's id is its position), checked before
         // the network is built; and the record is large enough to hold the network it asks for.
@@ -309,7 +338,7 @@ impl NeuralPolicy {
         }
         checkpoint::check_record_size(parts.record, cfg.num_params(), false)?;
         let model = checkpoint::load_record(|d| DomNet::new(&cfg, d), parts.record, false, device)?;
-        let mut vocabs = DomNetVocabs { words: header.words, tags: header.tags, classes: header.classes };
+        let mut vocabs = DomNetVocabs { words: header.words, tags: header.tags, classes: header.classes, vectors };
         for v in [&mut vocabs.words, &mut vocabs.tags, &mut vocabs.classes] {
             v.reindex();
         }
@@ -317,6 +346,28 @@ impl NeuralPolicy {
         policy.counters = header.counters;
         Ok(policy)
     }
+}
+
+/// A config asking for fixed word vectors has a table of its word size; one that does not has none.
+fn check_vectors(cfg: &NeuralConfig, vectors: Option<&WordVectors>) -> Result<(), String> {
+    match (cfg.word_embedding, vectors) {
+        (WordEmbedding::Learned, None) => Ok(()),
+        (WordEmbedding::Learned, Some(_)) => Err("word vectors were given to a policy whose config learns its word embeddings".into()),
+        (WordEmbedding::Glove6b50d, None) => {
+            Err("this policy reads words through GloVe 6B 50d vectors: load the table (data/glove-6b-50d-tasks.wlv) first".into())
+        }
+        (WordEmbedding::Glove6b50d, Some(v)) if v.dim() != cfg.word_dim => {
+            Err(format!("the word vectors have {} values, the config's words {}", v.dim(), cfg.word_dim))
+        }
+        (WordEmbedding::Glove6b50d, Some(_)) => Ok(()),
+    }
+}
+
+/// Which fixed word vectors a checkpoint was trained with.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+struct SavedVectors {
+    source: String,
+    checksum: u64,
 }
 
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -327,6 +378,8 @@ struct Header {
     classes: Vocab,
     counters: Counters,
     trained_on: Vec<String>,
+    #[serde(default)]
+    word_vectors: Option<SavedVectors>,
 }
 
 impl Agent for NeuralPolicy {
@@ -347,6 +400,7 @@ impl Agent for NeuralPolicy {
             classes: self.vocabs.classes.clone(),
             counters: self.counters,
             trained_on: trained_on.to_vec(),
+            word_vectors: self.vocabs.vectors.as_ref().map(|v| SavedVectors { source: v.source().to_string(), checksum: v.checksum() }),
         };
         let header = serde_json::to_vec(&header).map_err(|e| e.to_string())?;
         Ok(checkpoint::write(&KIND, &header, &record))
@@ -538,6 +592,59 @@ mod tests {
         let k = bad.len() / 2;
         bad[k] ^= 1;
         assert!(NeuralPolicy::from_checkpoint(&bad, &Device::flex()).is_err());
+    }
+
+    fn shipped_glove() -> Arc<WordVectors> {
+        Arc::new(WordVectors::parse(include_bytes!("../../data/glove-6b-50d-tasks.wlv")).unwrap())
+    }
+
+    /// With GloVe the table's words read its vectors, their learned rows take no gradient, and a
+    /// checkpoint names the table it needs.
+    #[test]
+    fn glove_words_read_the_tables_fixed_vectors() {
+        let glove = shipped_glove();
+        let cfg = NeuralConfig { replay_min_group: 1, ..NeuralConfig::default() }.with_glove();
+        assert!(NeuralPolicy::new(cfg.clone(), &Device::flex()).err().unwrap().contains("load the table"));
+        assert!(NeuralPolicy::with_word_vectors(small(), Some(glove.clone()), &Device::flex()).is_err());
+        let mut p = NeuralPolicy::with_word_vectors(cfg.clone(), Some(glove.clone()), &Device::flex().autodiff()).unwrap();
+        let mut env = SimEnv::new(Some(10));
+        let mut ep = oracle_episode(&mut env, "sim-type", 1);
+        // A field GloVe has no words of, so some of the state's words stay learned.
+        for (obs, _) in &mut ep.steps {
+            obs.instruction.fields.push(Field { key: "qzxv".into(), value: "xqzv".into() });
+        }
+        let x = p.featurize(&ep.steps[0].0);
+        let submit = p.vocabs.words.get("submit").expect("the page's word");
+        let k = x.fixed_words.binary_search(&submit).expect("GloVe has it");
+        assert_eq!(&x.fixed_vectors[50 * k..50 * k + 50], glove.get("submit").unwrap());
+        // Every fixed word is one the table has; the page's other words are learned.
+        assert!(x.fixed_words.iter().all(|&w| glove.get(p.vocabs.words.word(w).unwrap()).is_some()));
+        let rows = |p: &NeuralPolicy| p.model().learned_word_embeddings().into_data().try_to_vec::<f32>().unwrap();
+        let before = rows(&p);
+        for _ in 0..3 {
+            block_on(p.update(&[&ep])).unwrap().unwrap();
+        }
+        let after = rows(&p);
+        let row = |v: &[f32], w: u32| v[50 * w as usize..50 * w as usize + 50].to_vec();
+        for &w in &x.fixed_words {
+            assert_eq!(row(&before, w), row(&after, w), "a fixed word's learned row moved: {:?}", p.vocabs.words.word(w));
+        }
+        let learned: Vec<u32> = x.texts.iter().flatten().copied().filter(|w| x.fixed_words.binary_search(w).is_err()).collect();
+        assert!(!learned.is_empty(), "the made-up field's words are learned");
+        assert!(learned.iter().any(|&w| row(&before, w) != row(&after, w)), "learned words train");
+
+        // A checkpoint needs its table back, and that very table.
+        let bytes = block_on(p.checkpoint(&["sim-type".into()], Precision::Full)).unwrap();
+        let e = NeuralPolicy::from_checkpoint(&bytes, &Device::flex()).err().unwrap().to_string();
+        assert!(e.contains("GloVe 6B 50d"), "{e}");
+        let mut q = NeuralPolicy::from_checkpoint_with_word_vectors(&bytes, Some(glove.clone()), &Device::flex()).unwrap();
+        for (o, a) in &ep.steps {
+            let (x, y) = (block_on(p.log_prob(o, a)).unwrap().unwrap(), block_on(q.log_prob(o, a)).unwrap().unwrap());
+            assert!((x - y).abs() < 1e-5, "{x} vs {y}");
+        }
+        let other = Arc::new(WordVectors::parse(&crate::wge::word_vectors::tests::table(50, &[("submit", vec![1.0; 50])])).unwrap());
+        let e = NeuralPolicy::from_checkpoint_with_word_vectors(&bytes, Some(other), &Device::flex()).err().unwrap().to_string();
+        assert!(e.contains("other word vectors"), "{e}");
     }
 
     #[test]
