@@ -48,6 +48,18 @@ pub struct NavigatorConfig {
     /// Tokens of values typed into fields join it only with `field_values` (they are endless).
     pub vocab_cap: usize,
 
+    // ---------------------------------------------------------------- actions
+    /// A "click element e" choice beside every "set field f into element e" (ours, the default:
+    /// what every navigator so far was trained and judged with; the reference code's (2, F, E)
+    /// head has an action type). The papers' gMiniWoB action is the (element, field) tuple alone
+    /// (CoDE §6: "Its actions are a tuple (element, field) that denotes inputting the field into
+    /// the element"; the reference's gMiniWoB env takes f·250 + e), and setting a field into a
+    /// button, link or label clicks it, so nothing needs the click choice; without it a checkbox
+    /// or a radio is reached only through a field, which sets it as the profile says (a click
+    /// toggles it whatever the profile says). `false` gives the papers' action space; a page
+    /// with no fields keeps its clicks then (the reference's profile always holds `_dummy`).
+    pub click_choices: bool,
+
     // ---------------------------------------------------------------- network
     /// Token embedding size (reference gin: 100).
     pub embedding_dim: usize,
@@ -124,6 +136,7 @@ impl Default for NavigatorConfig {
             layout_width: crate::gminiwob::layout::FRAME_SIZE[0] as f32,
             layout_height: crate::gminiwob::layout::FRAME_SIZE[1] as f32,
             vocab_cap: 1_000,
+            click_choices: true,
             head: Head::A2c,
             embedding_dim: 100,
             latent_dim: 50,

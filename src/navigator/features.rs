@@ -201,7 +201,9 @@ pub fn encode(obs: &Observation, cfg: &NavigatorConfig, vocab: &mut Vocab, grow:
     }
     let refs: Vec<NodeRef> = els.iter().map(|n| n.r#ref).collect();
     let set_open = fields.iter().flat_map(|f| refs.iter().map(|&r| !memory.set_done.contains(&(r, f.value.clone())))).collect();
-    let click_open = refs.iter().map(|r| !memory.clicked.contains(r)).collect();
+    // Without click choices (the papers' action space) a page with no fields keeps its clicks.
+    let clicks = cfg.click_choices || fields.is_empty();
+    let click_open = refs.iter().map(|r| clicks && !memory.clicked.contains(r)).collect();
     memory.last_refs = Some(refs.iter().copied().collect());
     NavState {
         elements: els.len(),
@@ -325,6 +327,20 @@ pub(crate) mod tests {
         assert_eq!(s2.element_features[ELEMENT_FEATURES + 2], 1.0, "ref 9 is new");
         assert_eq!(s2.element_features[2], 0.0, "ref 5 is not");
         assert!(!s2.is_open(NavAction::Set { field: 5, element: 0 }), "no such field");
+    }
+
+    #[test]
+    fn without_click_choices_only_fields_act_unless_there_are_none() {
+        let cfg = NavigatorConfig { click_choices: false, ..NavigatorConfig::default() };
+        let mut vocab = Vocab::new(100);
+        let obs = observation();
+        let s = encode(&obs, &cfg, &mut vocab, true, &mut EpisodeMemory::default());
+        assert!((0..s.elements).all(|e| !s.is_open(NavAction::Click { element: e })), "the papers' (element, field) tuples only");
+        assert!(s.is_open(NavAction::Set { field: 0, element: 1 }), "a field into the button (which clicks it)");
+        let mut no_fields = obs.clone();
+        no_fields.instruction.fields.clear();
+        let s2 = encode(&no_fields, &cfg, &mut vocab, true, &mut EpisodeMemory::default());
+        assert!(s2.any_open() && s2.is_open(NavAction::Click { element: 1 }), "a page without fields keeps its clicks");
     }
 
     #[test]
