@@ -44,7 +44,8 @@ pub enum Action {
     /// Make the element hold a value, as gMiniWoB's `visitGroup` does: a text field's value is
     /// replaced (`input` and `change` fire), a `<select>` chooses the matching option, a radio
     /// group (or one of its radios) checks the radio whose value or label matches, a checkbox is
-    /// ticked when the value is `true` and left unticked otherwise; anything else is clicked. An
+    /// ticked when the value is `true` and left unticked otherwise, a label passes the value to
+    /// the control its `for` names (an input, select or button); anything else is clicked. An
     /// unmatched radio value or option changes nothing (not an error: agents pair fields and
     /// elements freely).
     SetValue(NodeRef, String),

@@ -644,6 +644,13 @@ impl SiteSim {
     }
 
     fn set_field(&mut self, i: usize, value: &str) {
+        // A value put into a label goes to the control it labels (a click on the label would
+        // toggle it whatever the value says), as the actuator does on the live page.
+        if self.el(i).tag == "label"
+            && let Some(c) = self.control(i)
+        {
+            return self.set_field(c, value);
+        }
         let el = self.el(i);
         match el.tag {
             "input" => match input_type(el) {
@@ -1011,6 +1018,18 @@ mod tests {
         let s = step(&mut sim, Action::Click(r(&obs, "actionable_cabin_i0")));
         assert_eq!(node(&s.observation, "actionable_cabin_i2").value, NodeValue::Checked(false));
         assert!(node(&s.observation, "actionable_cabin").has_class("visited"));
+        // SetValue on a label sets the control it labels as the value says: a radio label sets
+        // its group by the value, a checkbox label ticks only for a true value.
+        let label = |o: &Observation, text: &str| o.dom.nodes.iter().find(|n| n.tag == "LABEL" && n.text == text).unwrap().r#ref;
+        let s = step(&mut sim, Action::SetValue(label(&s.observation, "Economy"), "Business".into()));
+        assert_eq!(node(&s.observation, "actionable_cabin_i2").value, NodeValue::Checked(true));
+        assert_eq!(node(&s.observation, "actionable_cabin_i0").value, NodeValue::Checked(false));
+        let s = step(&mut sim, Action::SetValue(label(&s.observation, "Remember me"), "false".into()));
+        assert_eq!(node(&s.observation, "actionable_rememberme").value, NodeValue::Checked(false));
+        let s = step(&mut sim, Action::SetValue(label(&s.observation, "Remember me"), "true".into()));
+        assert_eq!(node(&s.observation, "actionable_rememberme").value, NodeValue::Checked(true));
+        let s = step(&mut sim, Action::SetValue(label(&s.observation, "Remember me"), "true".into()));
+        assert_eq!(node(&s.observation, "actionable_rememberme").value, NodeValue::Checked(true), "already as wanted");
         // A click on the page itself blurs.
         let s = step(&mut sim, Action::Click(r(&obs, "page0")));
         assert!(s.observation.dom.nodes.iter().all(|n| !n.focused));

@@ -55,6 +55,14 @@ pub async fn perform(
 /// a click), so pages that track what was touched (the `visited` mark) see it.
 fn set_field(el: &Element, value: &str, win: &Window, doc: &Document) -> Result<(), EnvError> {
     let tag = el.tag_name().to_ascii_uppercase();
+    // A value put into a label goes to the control its `for` names (an input, select or button,
+    // as the simulator's `control`): clicking the label would toggle it whatever the value says.
+    if tag == "LABEL"
+        && let Some(control) = el.get_attribute("for").and_then(|id| doc.get_element_by_id(&id))
+        && matches!(control.tag_name().to_ascii_uppercase().as_str(), "INPUT" | "SELECT" | "BUTTON")
+    {
+        return set_field(&control, value, win, doc);
+    }
     if let Some(input) = as_html_tag::<HtmlInputElement>(el, "INPUT") {
         return match input.type_().as_str() {
             "checkbox" => {
