@@ -87,8 +87,9 @@ fn learned_words() -> WordEmbedding {
 #[serde(default)]
 pub struct NeuralConfig {
     // ---------------------------------------------------------------- DOMNet (code, §5, App. C)
-    /// Word vocabulary cap, `<unk>` and `<pad>` included. The code uses frozen GloVe vectors,
-    /// which this lab cannot download: words get learned embeddings, grown online up to this cap.
+    /// Word vocabulary cap, `<unk>` and `<pad>` included: words get ids (and learned embeddings)
+    /// grown online up to this cap; with `word_embedding` GloVe the table's words read its fixed
+    /// vectors instead (the code: frozen GloVe-100d for every word).
     pub word_vocab: usize,
     /// Word embedding size (the code's GloVe-100d; 50 with `WordEmbedding::Glove6b50d`).
     pub word_dim: usize,
