@@ -414,7 +414,7 @@ fn navigator_seeds() -> Vec<Vec<u8>> {
         seeds.push(block_on(nav.save("DR", Precision::Full)).unwrap());
     }
     seeds.push(block_on(trained_navigator(Head::A2c).save("CL", Precision::Half)).unwrap());
-    seeds.extend(file("agents/navigator-cl.wln"));
+    seeds.extend(file("agents/navigator-code.wln"));
     with_corpus("navigator_checkpoint", seeds)
 }
 

@@ -96,13 +96,13 @@ export function initNavigators(ctx) {
     return `${entry ? 'Pretrained' : 'Your'} navigator "${info.name}": ${made}.${judged ? ` ${judged}` : ''}`;
   }
 
+  // Every cell, site by site (levels 0, 1, ... as the manifest lists them).
   function judgedText(j) {
-    const cells = [];
-    for (const [site, levels] of Object.entries(j.test_sites || {})) {
-      levels.forEach((rate, level) => { if (rate > 0) cells.push(`${site} level ${level} ${Math.round(100 * rate)}%`); });
-    }
-    const rest = cells.length ? 'every other site and level 0%' : 'every site and level 0%';
-    return `Judged greedily on the live DOM (${j.episodes_per_cell} unseen seeds each): ${[...cells, rest].join(', ')}.`;
+    const sites = Object.entries(j.test_sites || {});
+    if (!sites.length) return '';
+    const cells = sites.map(([site, levels]) => `${site} ${levels.map((r) => Math.round(100 * r)).join('/')}%`);
+    const levels = sites[0][1].length;
+    return `Judged greedily on the live DOM (${j.episodes_per_cell} unseen seeds per cell, levels 0–${levels - 1}): ${cells.join(', ')}.`;
   }
 
   fill();

@@ -137,15 +137,28 @@ mod tests {
     }
 
     #[test]
-    fn the_shipped_navigator_still_loads_as_a2c_with_a_forward_lstm() {
+    fn a_file_from_before_the_options_loads_as_a2c_with_a_forward_lstm() {
         use crate::navigator::config::Head;
-        let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/agents/navigator-cl.wln")).unwrap();
+        // A header as files written before `head`, `bidirectional` and `click_choices` existed.
+        let dev = Device::flex().autodiff();
+        let bytes = block_on(Navigator::new(small(), &dev, 4).unwrap().save("x", Precision::Full)).unwrap();
         let parts = container::read(&KIND, &bytes).unwrap();
-        let raw: serde_json::Value = serde_json::from_slice(parts.header).unwrap();
-        assert!(raw["config"].get("head").is_none(), "a file from before the options");
-        let (nav, header) = Navigator::load(&bytes, &Device::flex(), 0).unwrap();
-        assert_eq!((header.config.head, header.config.bidirectional), (Head::A2c, false));
+        let mut h: serde_json::Value = serde_json::from_slice(parts.header).unwrap();
+        for key in ["head", "bidirectional", "click_choices"] {
+            assert!(h["config"].as_object_mut().unwrap().remove(key).is_some(), "{key} is in today's header");
+        }
+        let old = container::write(&KIND, &serde_json::to_vec(&h).unwrap(), parts.record);
+        let (nav, header) = Navigator::load(&old, &Device::flex(), 0).unwrap();
+        assert_eq!((header.config.head, header.config.bidirectional, header.config.click_choices), (Head::A2c, false, true));
         assert!(nav.dqn().is_none());
+    }
+
+    #[test]
+    fn the_shipped_navigator_loads() {
+        let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/agents/navigator-code.wln")).unwrap();
+        let (_, header) = Navigator::load(&bytes, &Device::flex(), 0).unwrap();
+        assert!(header.trained_on.starts_with("CoDE"), "{}", header.trained_on);
+        assert!(!header.config.click_choices, "trained on the papers' (element, field) actions");
     }
 
     #[test]

@@ -1,15 +1,33 @@
 // Judges a navigator checkpoint (.wln) zero-shot on the live DOM in headless Chromium (a command,
 // not a test): greedy, on the 5 test sites × 4 levels and on the lab's own form tasks, as the
-// CoDE paper's Table 1 does, with the paper's figures beside them.
+// CoDE paper's Table 1 does, with the paper's figures beside them. With --ship NAME it also ships
+// the checkpoint: agents/NAME.wln and its entry in agents/manifest.json, the judged cells written
+// from this run's own figures and the training figures from the run's folder (--run-dir, where
+// train_adversary or train_navigator --run-dir wrote progress.json), so no figure is typed in.
 // Usage: node tests/e2e/judge-navigator.mjs CHECKPOINT.wln [seeds per row (50)] [first seed]
+//          [--ship NAME --run-dir DIR --command "the training command"]
 //        (after `trunk build`; see scripts/judge-navigator.sh)
-import { readFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { DIST, serve } from './serve.mjs';
 import { launch, openApp } from './browser.mjs';
 
-const [file, seedsArg, firstArg] = process.argv.slice(2);
-if (!file) {
-  console.error('usage: judge-navigator.mjs CHECKPOINT.wln [seeds per row] [first seed]');
+const flags = {};
+const positional = [];
+for (let i = 2; i < process.argv.length; i++) {
+  const a = process.argv[i];
+  if (a.startsWith('--')) flags[a.slice(2)] = process.argv[++i];
+  else positional.push(a);
+}
+const [file, seedsArg, firstArg] = positional;
+const usage = 'usage: judge-navigator.mjs CHECKPOINT.wln [seeds per row] [first seed] [--ship NAME --run-dir DIR --command CMD]';
+if (!file || Object.keys(flags).some((f) => !['ship', 'run-dir', 'command'].includes(f))) {
+  console.error(usage);
+  process.exit(2);
+}
+if (flags.ship !== undefined && !(/^[a-z0-9-]+$/.test(flags.ship) && flags['run-dir'] && flags.command)) {
+  console.error(`--ship needs a name of lower-case letters, digits and dashes, --run-dir and --command\n${usage}`);
   process.exit(2);
 }
 const seeds = Number(seedsArg || 50);
@@ -38,30 +56,93 @@ try {
     const rows = [];
     const t0 = performance.now();
     for (const site of Lab.testSites().sites) {
-      const row = { task: site };
+      const row = { task: site, rates: [] };
       for (let level = 0; level < Lab.testSites().levels; level++) {
         const spec = { source: 'generated', name: `${site}-${level}`, design: Lab.testSiteDesign(site, level) };
         const j = await lab.judgeNavigator(spec, first, seeds);
-        row[`level ${level}`] = `${(100 * j.successes / j.episodes).toFixed(0)}%`;
+        row.rates.push(j.successes / j.episodes);
       }
       rows.push(row);
     }
     for (const task of FORM_TASKS) {
       const j = await lab.judgeNavigator(task, first, seeds);
-      rows.push({ task, 'level 0': `${(100 * j.successes / j.episodes).toFixed(0)}%` });
+      rows.push({ task, rates: [j.successes / j.episodes] });
     }
     return { info, rows, seconds: (performance.now() - t0) / 1000 };
   }, { bytes, seeds, first, FORM_TASKS });
-  for (const r of out.rows) {
+  const pct = (x) => `${(100 * x).toFixed(0)}%`;
+  const table = out.rows.map((r) => {
+    const row = { task: r.task };
+    r.rates.forEach((x, level) => { row[`level ${level}`] = pct(x); });
     const p = PAPER[r.task];
-    if (p) Object.assign(r, { 'paper CL': p[0], 'paper ALP': p[1], 'paper PAIRED': p[2], 'paper CoDE': p[3] });
-  }
+    if (p) Object.assign(row, { 'paper CL': p[0], 'paper ALP': p[1], 'paper PAIRED': p[2], 'paper CoDE': p[3] });
+    return row;
+  });
   const ua = await page.evaluate(() => navigator.userAgent);
+  const chrome = ua.match(/Chrome\/[\d.]+/)?.[0] ?? ua;
   console.log(`weblab navigator, judged zero-shot on the live DOM — ${file}: trained on ${out.info.trained_on}, `
     + `${out.info.counters.env_steps} env steps, ${out.info.counters.updates} updates, ${out.info.parameters} parameters; `
-    + `${seeds} greedy episodes per cell from seed ${first}; ${ua.match(/Chrome\/[\d.]+/)?.[0] ?? ua}; ${out.seconds.toFixed(0)} s`);
-  console.table(out.rows);
+    + `${seeds} greedy episodes per cell from seed ${first}; ${chrome}; ${out.seconds.toFixed(0)} s`);
+  console.table(table);
+  const sites = out.rows.filter((r) => r.rates.length > 1);
+  const mean = sites.reduce((a, r) => a + r.rates.reduce((b, x) => b + x, 0), 0) / sites.reduce((a, r) => a + r.rates.length, 0);
+  console.log(`test-site grid mean ${pct(mean)}; per site over its levels: ${sites.map((r) => `${r.task} ${pct(r.rates.reduce((a, x) => a + x, 0) / r.rates.length)}`).join(', ')}`);
+  if (flags.ship) ship(flags, out, { seeds, first, chrome, file });
 } finally {
   await context.close();
   await server.close();
+}
+
+// agents/NAME.wln and its manifest entry, replacing one of the same name; the manifest lists
+// navigators best first (the Design view watches with the first).
+function ship({ ship: name, 'run-dir': runDir, command }, out, { seeds, first, chrome, file }) {
+  const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+  const progress = JSON.parse(readFileSync(join(runDir, 'progress.json'), 'utf8'));
+  const manifestPath = join(root, 'agents', 'manifest.json');
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
+  const cells = (rows) => Object.fromEntries(rows.map((r) => [r.task, r.rates.length > 1 ? r.rates : r.rates[0]]));
+  const sites = out.rows.filter((r) => r.rates.length > 1);
+  const seed = out.info.trained_on.match(/seed (\d+)/);
+  const entry = {
+    name,
+    kind: 'navigator',
+    file: `${name}.wln`,
+    trained_on: out.info.trained_on,
+    command,
+    seed: seed ? Number(seed[1]) : null,
+    // The checkpoint is the run's best judged navigator: the training minute of that judging,
+    // and the run's whole length (wall-clock includes the simulator judgings) when shipped.
+    best_at_training_s: bestAt(progress),
+    run_wall_clock_s: Math.round(progress.wall_s),
+    run_training_s: Math.round(progress.train_s),
+    sittings: progress.sittings,
+    env_steps: out.info.counters.env_steps,
+    updates: out.info.counters.updates,
+    parameters: out.info.parameters,
+    backend: 'native cpu (burn flex), on the site simulator',
+    judged: {
+      command: `scripts/judge-navigator.sh agents/${name}.wln ${seeds}`,
+      environment: `live DOM, headless Chromium (${chrome})`,
+      greedy: true,
+      episodes_per_cell: seeds,
+      first_seed: first,
+      grid_mean: Number((sites.reduce((a, r) => a + r.rates.reduce((b, x) => b + x, 0), 0) / (sites.length * sites[0].rates.length)).toFixed(4)),
+      test_sites: cells(sites),
+      form_tasks: cells(out.rows.filter((r) => r.rates.length === 1)),
+    },
+  };
+  const others = manifest.agents.filter((a) => a.name !== name);
+  const navigators = [...others.filter((a) => a.kind === 'navigator'), entry].sort((a, b) => (b.judged?.grid_mean ?? 0) - (a.judged?.grid_mean ?? 0));
+  manifest.agents = [...others.filter((a) => a.kind !== 'navigator'), ...navigators];
+  copyFileSync(file, join(root, 'agents', entry.file));
+  writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
+  console.log(`shipped agents/${entry.file} with its entry in agents/manifest.json`);
+}
+
+// The training second of the run's first judging that reached its best grid mean (null for a
+// folder without judgings).
+function bestAt(progress) {
+  const mean = (g) => g.flat().reduce((a, x) => a + x, 0) / g.flat().length;
+  const hit = (progress.grids || []).find(([, grid]) => Math.abs(mean(grid) - progress.best_mean) < 1e-9);
+  return hit ? Math.round(hit[0] * 60) : null;
 }

@@ -1,4 +1,4 @@
-// End-to-end: the shipped gMiniWoB navigator (agents/navigator-cl.wln) in the Watch view of the
+// End-to-end: the shipped gMiniWoB navigator (agents/navigator-code.wln) in the Watch view of the
 // built app (dist/): picked with a test site and level, it acts greedily on login level 0 with its
 // choice drawn over the page, fills the site's fields with the profile's values, and the episodes
 // and successes are counted; the watched episodes agree with judging on the same seeds; a share
@@ -20,6 +20,9 @@ const manifest = JSON.parse(readFileSync(join(here, '..', '..', 'agents', 'manif
 
 const WAIT = { timeout: 120_000, polling: 50 };
 const app = servedApp();
+// The shipped navigator, as the manifest lists it (its judged cells are checked below).
+const NAV = manifest.agents.find((a) => a.kind === 'navigator');
+const pct = (x) => Math.round(100 * x);
 
 const text = (page, sel) => page.evaluate((s) => document.querySelector(s).textContent, sel);
 
@@ -35,9 +38,12 @@ test('the manifest ships a navigator beside the DOM-Q-Net agents, with its live 
   const navs = manifest.agents.filter((a) => a.kind === 'navigator');
   assert.equal(navs.length, 1);
   const nav = navs[0];
-  assert.equal(nav.file, 'navigator-cl.wln');
+  assert.equal(nav.file, 'navigator-code.wln');
+  assert.match(nav.trained_on, /^CoDE, seed \d+$/);
   assert.deepEqual(Object.keys(nav.judged.test_sites), ['login', 'address', 'payment', 'flight', 'shopping']);
   for (const levels of Object.values(nav.judged.test_sites)) assert.equal(levels.length, 4);
+  const cells = Object.values(nav.judged.test_sites).flat();
+  assert.equal(nav.judged.grid_mean, Number((cells.reduce((a, x) => a + x, 0) / cells.length).toFixed(4)));
   assert.ok(manifest.agents.filter((a) => !a.kind).every((a) => Array.isArray(a.tasks) && a.file.endsWith('.wlq')));
 });
 
@@ -52,14 +58,19 @@ test('the Watch view runs the shipped navigator on login level 0: fields filled,
   assert.equal(await page.isVisible('#watch-site'), true);
   assert.equal(await page.isVisible('#task'), false, 'no MiniWoB task picker for the navigator');
   assert.equal(await page.isVisible('#max-steps'), false, 'a generated site ends at its own step limit');
-  assert.deepEqual(await page.$$eval('#watch-navigator option', (os) => os.map((o) => o.textContent)), ['navigator-cl (pretrained)']);
+  assert.deepEqual(await page.$$eval('#watch-navigator option', (os) => os.map((o) => o.textContent)), ['navigator-code (pretrained)']);
   assert.deepEqual(await page.$$eval('#watch-site option', (os) => os.map((o) => o.value)), ['login', 'address', 'payment', 'flight', 'shopping']);
   await page.selectOption('#watch-site', 'login');
   await page.selectOption('#watch-level', '0');
   await page.fill('#seed', '1');
   await page.click('#new-episode');
   await page.waitForFunction(() => /site seed/.test(document.getElementById('steps-title').textContent), null, WAIT);
-  assert.match(await text(page, '#agent-note'), /Pretrained navigator "navigator-cl": trained on CL .*12,400 updates.*login level 0 88%/);
+  const login = NAV.judged.test_sites.login.map(pct).join('/');
+  assert.equal(await text(page, '#agent-note'), `Pretrained navigator "navigator-code": trained on ${NAV.trained_on}, `
+    + `${NAV.updates.toLocaleString('en-US')} updates, ${NAV.env_steps.toLocaleString('en-US')} env steps. Judged greedily on the live DOM `
+    + `(50 unseen seeds per cell, levels 0–3): login ${login}%, address ${NAV.judged.test_sites.address.map(pct).join('/')}%, `
+    + `payment ${NAV.judged.test_sites.payment.map(pct).join('/')}%, flight ${NAV.judged.test_sites.flight.map(pct).join('/')}%, `
+    + `shopping ${NAV.judged.test_sites.shopping.map(pct).join('/')}%.`);
   // Seeds apart from training's (from 0) and judging's (from 2^30).
   assert.equal(await text(page, '#steps-title'), `Steps · seed 1 (site seed ${2 ** 31 + 1})`);
   assert.match(await text(page, '#utterance'), /^login-0: fill in (password: .+ · username: .+|username: .+ · password: .+), then submit\.$/);
@@ -103,7 +114,7 @@ test('the Watch view runs the shipped navigator on login level 0: fields filled,
       };
     }
   }
-  assert.ok(solved, `the shipped navigator (88% on login level 0) solved none of ${episodes} episodes`);
+  assert.ok(solved, `the shipped navigator (${pct(NAV.judged.test_sites.login[0])}% on login level 0) solved none of ${episodes} episodes`);
   assert.equal(solved.username, solved.profile.username);
   assert.equal(solved.password, solved.profile.password);
   const tally = await page.evaluate(() => window.lab.navigatorTally());
@@ -149,14 +160,14 @@ test('the Watch view runs the shipped navigator on login level 0: fields filled,
   await page.setInputFiles('#watch-nav-file', { name: 'broken.wln', mimeType: 'application/octet-stream', buffer: Buffer.from('WLNAV not really a checkpoint') });
   await page.waitForFunction(() => !document.getElementById('message').hidden, null, WAIT);
   assert.match(await text(page, '#message-text'), /^broken\.wln was not loaded: .+\. The current navigator stays\.$/);
-  assert.deepEqual(await page.$$eval('#watch-navigator option', (os) => os.map((o) => o.textContent)), ['navigator-cl (pretrained)']);
+  assert.deepEqual(await page.$$eval('#watch-navigator option', (os) => os.map((o) => o.textContent)), ['navigator-code (pretrained)']);
   await page.click('#new-episode');
   await page.waitForFunction(() => !document.getElementById('new-episode').disabled && !document.getElementById('step').disabled, null, WAIT);
   await page.click('#step');
   await page.waitForFunction(() => document.querySelectorAll('#steps li').length === 1, null, WAIT);
 
   // Its own file (here the shipped checkpoint's bytes under another name) becomes the navigator.
-  const bytes = readFileSync(join(here, '..', '..', 'agents', 'navigator-cl.wln'));
+  const bytes = readFileSync(join(here, '..', '..', 'agents', 'navigator-code.wln'));
   await page.setInputFiles('#watch-nav-file', { name: 'mine.wln', mimeType: 'application/octet-stream', buffer: bytes });
   await page.waitForFunction(() => /Loaded the navigator mine\.wln/.test(document.getElementById('message-text').textContent), null, WAIT);
   assert.equal(await page.inputValue('#watch-navigator'), 'own');
@@ -182,7 +193,7 @@ test('the Design view watches the navigator on the design being edited', { timeo
   await page.click('#design-watch');
   await page.waitForFunction(() => /Episode over/.test(document.getElementById('design-outcome').textContent), null, WAIT);
   assert.match(await text(page, '#design-status-title'), /^Watching the navigator · seed \d+$/);
-  assert.match(await text(page, '#design-play-note'), /^Pretrained navigator "navigator-cl"/);
+  assert.match(await text(page, '#design-play-note'), /^Pretrained navigator "navigator-code"/);
   const steps = await page.$$eval('#design-steps li', (lis) => lis.map((li) => li.textContent));
   assert.ok(steps.length >= 1);
   for (const s of steps) assert.match(s, / · p (0|1)\.\d\dr [+−±]\d\.\d\d · Φ \d\.\d\d$/, s);
