@@ -163,6 +163,8 @@ fn pct(wins: u32, n: u32) -> f64 {
 struct Schedule {
     cfg: NeuralConfig,
     on_policy: u32,
+    /// The word vectors `cfg` reads words through (parsed once, shared by every task's policy).
+    vectors: Option<std::sync::Arc<WordVectors>>,
 }
 
 fn schedule(seed: u64) -> Schedule {
@@ -178,7 +180,7 @@ fn schedule(seed: u64) -> Schedule {
     // WGE_WORDS=glove: words through the shipped GloVe 6B 50-d vectors, held fixed (the code's
     // frozen GloVe); else learned embeddings.
     let cfg = if option_env!("WGE_WORDS") == Some("glove") { cfg.with_glove() } else { cfg };
-    Schedule { cfg, on_policy: setting(option_env!("WGE_ON_POLICY"), 1) }
+    Schedule { vectors: word_vectors(&cfg), cfg, on_policy: setting(option_env!("WGE_ON_POLICY"), 1) }
 }
 
 /// The shipped GloVe table when the schedule reads words through it (compiled into this
@@ -379,7 +381,7 @@ async fn bench_workflow_policy_on_table_1_tasks() {
         let mut neural = neural_on.then(|| {
             let cfg = NeuralConfig { max_episode_steps: policy.config.max_steps, ..sched.cfg.clone() };
             Neural {
-                policy: NeuralPolicy::with_word_vectors(cfg, word_vectors(&sched.cfg), &burn::prelude::Device::flex().autodiff()).unwrap(),
+                policy: NeuralPolicy::with_word_vectors(cfg, sched.vectors.clone(), &burn::prelude::Device::flex().autodiff()).unwrap(),
                 on_policy: 0,
                 on_policy_wins: 0,
                 errors: 0,
