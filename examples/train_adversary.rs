@@ -29,6 +29,8 @@ Usage: cargo run --release --example train_adversary -- GENERATOR [options]
   --revive-after N (a navigator N episodes without a success, while another succeeded within
     N, restarts as a copy of that one; default: never, the papers; see LoopConfig::revive_after)
   --nav-config JSON  --adversary-config JSON (partial configs)
+  --reward JSON (the training designs' reward, a partial gminiwob::RewardConfig; default the
+    reference gin's; the papers' terms: '{\"unchanged_penalty\":0,\"step_limit_reward\":-1}')
   --config JSON (a whole run as weblab::study::RunConfig reads it; flags after it override it)
   --run-dir DIR (a long run's folder: the run's snapshot every --snapshot-every S s of wall-clock
     (300), its curves and DIR/plot.png, the best navigator DIR/best.wln; a folder that holds a
@@ -85,6 +87,7 @@ fn parse() -> Result<(RunConfig, Option<String>), String> {
             "--snapshot-every" => cfg.snapshot_every_s = cli.num(&flag)?,
             "--population" => cfg.population = Some(cli.num(&flag)? as usize),
             "--nav-config" => cfg.navigator = serde_json::from_str(&cli.value(&flag)?).map_err(|e| format!("--nav-config: {e}"))?,
+            "--reward" => cfg.loop_cfg.reward = serde_json::from_str(&cli.value(&flag)?).map_err(|e| format!("--reward: {e}"))?,
             other => return Err(format!("unknown option {other}; --help for the usage")),
         }
     }

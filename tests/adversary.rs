@@ -391,3 +391,31 @@ fn a_revived_navigator_is_a_copy_of_its_source_with_its_own_sampling_and_the_run
     assert_eq!((again.episodes, again.revived), (it.episodes, it.revived));
     assert_eq!(resumed.state(), t.state());
 }
+
+#[test]
+fn the_loops_reward_is_the_one_the_training_designs_use() {
+    use weblab::env::STEP_LIMIT_REASON;
+    use weblab::gminiwob::RewardConfig;
+    // A two-step limit ending at −1 and no cost for unchanged steps: every episode of the
+    // iteration stops by step 2, and one the limit ended has the configured raw reward.
+    let reward = RewardConfig { step_limit: 2, step_limit_reward: -1.0, unchanged_penalty: 0.0, ..RewardConfig::default() };
+    let cfg = LoopConfig { designs: 4, reward, ..LoopConfig::default() };
+    assert_eq!(
+        serde_json::from_str::<LoopConfig>(r#"{"designs":4,"reward":{"step_limit":2,"step_limit_reward":-1,"unchanged_penalty":0}}"#).unwrap(),
+        cfg
+    );
+    let mut t = PopulationTrainer::new(population(&nav_config(), 1, &dev(), 3).unwrap(), Box::new(DomainRandomization::default()), cfg, 3).unwrap();
+    let mut limited = 0;
+    for _ in 0..3 {
+        for e in block_on(t.step(&mut sims())).unwrap().episodes.concat() {
+            assert!(e.steps <= 2, "{e:?}");
+            if e.reason.as_deref() == Some(STEP_LIMIT_REASON) {
+                assert_eq!(e.raw_reward, -1.0);
+                limited += 1;
+            }
+        }
+    }
+    assert!(limited > 0, "some episode ran into the limit");
+    // The default is the reference's: a longer limit, ending at 0.
+    assert_eq!((LoopConfig::default().reward.step_limit, LoopConfig::default().reward.step_limit_reward), (25, 0.0));
+}

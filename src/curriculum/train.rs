@@ -17,10 +17,10 @@ use burn::prelude::Device;
 use serde::{Deserialize, Serialize};
 
 use super::{Generator, GeneratorReport, Outcome};
-use crate::gminiwob::Design;
+use crate::gminiwob::{Design, GeneratedSite, RewardConfig};
 use crate::learn::checkpoint::{self as container, Kind, Precision};
 use crate::navigator::rollout::{Episode, Job, play};
-use crate::navigator::train::{JUDGE_SEEDS_FROM, site_task};
+use crate::navigator::train::JUDGE_SEEDS_FROM;
 use crate::navigator::{Navigator, NavigatorConfig, UpdateStats};
 use crate::rng::Rng;
 use crate::task::{Env, TaskSpec};
@@ -48,11 +48,17 @@ pub struct LoopConfig {
     /// we made, and the flexible regret max − mean is then the other one's return, which pays
     /// the adversary for designs that one already solves (docs/benchmarks-code.md §5).
     pub revive_after: Option<u64>,
+    /// The reward on the designs the navigators train on (default: the reference gin's, as
+    /// [`RewardConfig`] names each constant; judging always uses the default, whose success is
+    /// the page's own). The papers' own terms differ in two: no cost for a step that changes
+    /// nothing (`unchanged_penalty` 0: the papers name only "a small penalty each timestep") and
+    /// −1 on time-out (`step_limit_reward`, CoDE App. A.1).
+    pub reward: RewardConfig,
 }
 
 impl Default for LoopConfig {
     fn default() -> Self {
-        LoopConfig { episodes: 2, designs: 1, revive_after: None }
+        LoopConfig { episodes: 2, designs: 1, revive_after: None, reward: RewardConfig::default() }
     }
 }
 
@@ -376,7 +382,10 @@ impl<G: Generator> PopulationTrainer<G> {
         let tasks = designs
             .iter()
             .enumerate()
-            .map(|(d, design)| site_task(&format!("{}-{}", self.generator.name(), self.designs - (designs.len() - d) as u64), design.clone()))
+            .map(|(d, design)| {
+                let name = format!("{}-{}", self.generator.name(), self.designs - (designs.len() - d) as u64);
+                TaskSpec::Generated { name, site: GeneratedSite { reward: self.cfg.reward, ..GeneratedSite::from(design.clone()) } }
+            })
             .collect();
         let seeds = (0..self.cfg.designs * self.cfg.episodes)
             .map(|_| {
