@@ -50,6 +50,9 @@ test('Watch runs the scripted oracle on a real page, and its share link names th
   await page.selectOption('#source', 'miniwob');
   await page.selectOption('#miniwob-task', 'click-button');
   await page.selectOption('#policy', 'oracle');
+  // The lab's own click-button words its utterance the same way: wait for the real page's frame
+  // first, or a busy machine sees the old page's utterance before the new one loads.
+  await page.waitForFunction(() => /\/miniwob\/html\/miniwob\/click-button\.html$/.test(document.getElementById('task-frame').contentWindow.location.href));
   await page.waitForFunction(() => /Click on the/.test(document.getElementById('utterance').textContent));
   assert.ok(page.frames().some((f) => /\/miniwob\/html\/miniwob\/click-button\.html$/.test(f.url())));
   await page.click('#run');
