@@ -87,7 +87,7 @@ try {
   const sites = out.rows.filter((r) => r.rates.length > 1);
   const mean = sites.reduce((a, r) => a + r.rates.reduce((b, x) => b + x, 0), 0) / sites.reduce((a, r) => a + r.rates.length, 0);
   console.log(`test-site grid mean ${pct(mean)}; per site over its levels: ${sites.map((r) => `${r.task} ${pct(r.rates.reduce((a, x) => a + x, 0) / r.rates.length)}`).join(', ')}`);
-  if (flags.ship) ship(flags, out, { seeds, first, chrome, file });
+  if (flags.ship) ship(flags, out, { seeds, first, chrome, file, sites, mean });
 } finally {
   await context.close();
   await server.close();
@@ -95,13 +95,12 @@ try {
 
 // agents/NAME.wln and its manifest entry, replacing one of the same name; the manifest lists
 // navigators best first (the Design view watches with the first).
-function ship({ ship: name, 'run-dir': runDir, command }, out, { seeds, first, chrome, file }) {
+function ship({ ship: name, 'run-dir': runDir, command }, out, { seeds, first, chrome, file, sites, mean }) {
   const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
   const progress = JSON.parse(readFileSync(join(runDir, 'progress.json'), 'utf8'));
   const manifestPath = join(root, 'agents', 'manifest.json');
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
   const cells = (rows) => Object.fromEntries(rows.map((r) => [r.task, r.rates.length > 1 ? r.rates : r.rates[0]]));
-  const sites = out.rows.filter((r) => r.rates.length > 1);
   const seed = out.info.trained_on.match(/seed (\d+)/);
   const entry = {
     name,
@@ -126,7 +125,7 @@ function ship({ ship: name, 'run-dir': runDir, command }, out, { seeds, first, c
       greedy: true,
       episodes_per_cell: seeds,
       first_seed: first,
-      grid_mean: Number((sites.reduce((a, r) => a + r.rates.reduce((b, x) => b + x, 0), 0) / (sites.length * sites[0].rates.length)).toFixed(4)),
+      grid_mean: Number(mean.toFixed(4)),
       test_sites: cells(sites),
       form_tasks: cells(out.rows.filter((r) => r.rates.length === 1)),
     },
