@@ -8,7 +8,7 @@ from weblab.browser import BrowserJudge
 
 ROOT = Path(__file__).resolve().parents[2]
 DIST = Path(os.environ.get("WEBLAB_DIST", ROOT / "dist"))
-CHECKPOINT = ROOT / "agents" / "navigator-cl.wln"
+CHECKPOINT = ROOT / "agents" / "navigator-code.wln"
 
 if not (DIST / "index.html").exists():
     if os.environ.get("WEBLAB_REQUIRE_BROWSER"):
