@@ -112,3 +112,14 @@ def test_a_bad_study_file_is_refused_naming_the_key_before_anything_starts(tmp_p
     f = tmp_path / "bad.toml"
     f.write_text(text)
     assert study.main([str(f)]) == 2
+
+
+@pytest.mark.parametrize("path", sorted((Path(__file__).resolve().parents[1] / "studies").glob("*.toml")), ids=lambda p: p.name)
+def test_the_shipped_study_files_are_valid_and_name_the_long_runs_command(path):
+    s = study.parse(path.read_text())
+    assert s.runs, path
+    if path.name.startswith("table1-"):
+        # Issue #31's grid: every run at CoDE's budget, with the long runs' navigator and loop.
+        for name, cfg in s.runs:
+            assert cfg["minutes"] == 120, name
+            assert cfg["navigator"] == {"click_choices": False} and cfg["loop"] == {"designs": 4}, name
