@@ -44,7 +44,7 @@ use weblab::policy::oracle::{Script, scripted_for};
 use weblab::task::TaskSpec;
 use weblab::web::IframeEnv;
 use weblab::web::util::yield_now;
-use weblab::wge::config::{WgeConfig, max_steps_for};
+use weblab::wge::config::{WgeConfig, max_steps_for, utterance_goal_for};
 use weblab::wge::demo_import::{check_usable, import_wge_file};
 use weblab::wge::domnet_config::{NeuralConfig, WordEmbedding};
 use weblab::wge::explore::{EpisodeEnd, run_episode, train_episode};
@@ -379,7 +379,8 @@ async fn bench_workflow_policy_on_table_1_tasks() {
         // Table 1 steps: `wge::config::max_steps_for`).
         policy.config.max_steps = max_steps_for(task);
         let mut neural = neural_on.then(|| {
-            let cfg = NeuralConfig { max_episode_steps: policy.config.max_steps, ..sched.cfg.clone() };
+            // The natural-language tasks: DOMNet reads the utterance alone (§5; `utterance_goal_for`).
+            let cfg = NeuralConfig { max_episode_steps: policy.config.max_steps, utterance_goal: utterance_goal_for(task), ..sched.cfg.clone() };
             Neural {
                 policy: NeuralPolicy::with_word_vectors(cfg, sched.vectors.clone(), &burn::prelude::Device::flex().autodiff()).unwrap(),
                 on_policy: 0,

@@ -76,6 +76,13 @@ pub fn max_steps_for(task: &str) -> u32 {
     authors.max(table1)
 }
 
+/// Whether DOMNet reads only the utterance on `task` (`NeuralConfig::utterance_goal`): the
+/// natural-language variants, whose test data mode gives no fields (WGE §5: "the neural policy
+/// receives only the utterance" in training too, and is evaluated on unseen utterances).
+pub fn utterance_goal_for(task: &str) -> bool {
+    matches!(task, "email-inbox-nl" | "email-inbox-nl-turk" | "email-inbox-forward-nl" | "email-inbox-forward-nl-turk")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

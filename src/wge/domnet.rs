@@ -16,7 +16,9 @@
 //!   person sees in the field), so the policy can tell a filled field from an empty one;
 //! - colours come from the observation's computed `fg_color`/`bg_color`; pages that give none (the
 //!   native simulator) read transparent black, all zeros;
-//! - a task without structured fields gets one goal unit, ("utterance", the utterance).
+//! - a task without structured fields gets one goal unit, ("utterance", the utterance); with
+//!   `NeuralConfig::utterance_goal` (§5's natural-language goals) the units are the utterance
+//!   and its spans, whatever fields the page gives (`utterance_units`).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -139,6 +141,52 @@ fn gap(a: &crate::env::Rect, b: &crate::env::Rect) -> f32 {
     (dx * dx + dy * dy).sqrt()
 }
 
+/// Most spans an utterance goal holds (beside the whole utterance).
+const MAX_SPANS: usize = 47;
+/// Longest span, in words, outside quotes (names and places are one to three words).
+const MAX_SPAN_WORDS: usize = 3;
+
+/// The goal units of an utterance read alone (`NeuralConfig::utterance_goal`): the whole
+/// utterance (key "utterance"), then every quoted passage verbatim and every run of up to
+/// three words, each word without its surrounding punctuation or a possessive "'s" (key: the
+/// word before the span, lower-cased, "^" at the start), each once, first occurrence first.
+/// A typing action types one of them, so a value the page spells out (a name, a quoted
+/// message) can be typed without the fields.
+pub fn utterance_units(utterance: &str) -> Vec<(String, String)> {
+    let mut units = vec![("utterance".to_string(), utterance.to_string())];
+    let mut seen = std::collections::HashSet::new();
+    let mut push = |units: &mut Vec<(String, String)>, key: &str, span: String| {
+        if !span.is_empty() && units.len() <= MAX_SPANS && seen.insert(span.clone()) {
+            units.push((key.to_string(), span));
+        }
+    };
+    let quoted: Vec<&str> = utterance.split('"').collect();
+    for (i, part) in quoted.iter().enumerate() {
+        if i % 2 == 1 && i + 1 < quoted.len() {
+            let before = quoted[i - 1].split_whitespace().last().map(|w| clean(w).to_lowercase()).unwrap_or_else(|| "^".into());
+            push(&mut units, &before, part.trim().to_string());
+        }
+    }
+    let words: Vec<String> = utterance.split_whitespace().map(|w| clean(w).to_string()).collect();
+    for len in 1..=MAX_SPAN_WORDS {
+        for start in 0..words.len().saturating_sub(len - 1) {
+            let run = &words[start..start + len];
+            if run.iter().any(|w| w.is_empty()) {
+                continue;
+            }
+            let key = if start == 0 { "^".to_string() } else { words[start - 1].to_lowercase() };
+            push(&mut units, &key, run.join(" "));
+        }
+    }
+    units
+}
+
+/// A word without its surrounding punctuation and a possessive 's ("Alice's," → "Alice").
+fn clean(word: &str) -> &str {
+    let w = word.trim_matches(|c: char| !c.is_alphanumeric());
+    w.strip_suffix("'s").or_else(|| w.strip_suffix("’s")).unwrap_or(w)
+}
+
 fn bucket(key: &str, buckets: usize) -> usize {
     // FNV-1a: a field keeps its bucket on every page and in every build.
     let h = key.bytes().fold(0xcbf29ce484222325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100000001b3));
@@ -185,7 +233,9 @@ pub fn featurize(vocabs: &mut DomNetVocabs, obs: &Observation, cfg: &NeuralConfi
 
     let leaves: Vec<usize> = (0..nodes.len()).filter(|&i| nodes[i].children.is_empty()).collect();
     let n = leaves.len();
-    let (fields, field_values): (Vec<(String, String)>, Vec<String>) = if obs.instruction.fields.is_empty() {
+    let (fields, field_values): (Vec<(String, String)>, Vec<String>) = if cfg.utterance_goal {
+        utterance_units(&obs.instruction.utterance).into_iter().map(|(k, v)| ((k, v.clone()), v)).unzip()
+    } else if obs.instruction.fields.is_empty() {
         (vec![("utterance".into(), obs.instruction.utterance.clone())], vec![obs.instruction.utterance.clone()])
     } else {
         obs.instruction.fields.iter().map(|f| ((f.key.clone(), f.value.clone()), f.value.clone())).unzip()

@@ -143,6 +143,12 @@ pub struct NeuralConfig {
     pub dom_heads: usize,
     /// The chosen element's context, ReLU(Linear → 96) (code: 96).
     pub ctx_dim: usize,
+    /// The goal is the utterance alone, even where the page gives fields (§5, email-inbox-nl:
+    /// "the neural policy π_n receives only the utterance"; the workflow policy keeps the
+    /// fields): the goal units are the whole utterance and its candidate spans (`domnet`),
+    /// and a typing action types a span. Off by default; `wge::config::utterance_goal_for`
+    /// turns it on for the natural-language tasks.
+    pub utterance_goal: bool,
 
     // ---------------------------------------------------------------- grouped replay (code §2.6)
     /// Episodes kept per group of field keys; the oldest goes first (code: 1000).
@@ -205,6 +211,7 @@ impl Default for NeuralConfig {
             goal_heads: 2,
             dom_heads: 2,
             ctx_dim: 96,
+            utterance_goal: false,
             replay_group_capacity: 1000,
             replay_min_group: 100,
             replay_batch: 5,

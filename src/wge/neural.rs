@@ -425,6 +425,7 @@ mod tests {
     use crate::policy::Policy;
     use crate::sim::{SIM_TASKS, SimEnv, SimOracle};
     use crate::util::block_on;
+    use crate::wge::domnet::utterance_units;
 
     fn small() -> NeuralConfig {
         NeuralConfig { word_dim: 16, replay_min_group: 1, ..NeuralConfig::default() }
@@ -541,6 +542,36 @@ mod tests {
         assert_eq!(DomNetAction::from_action(&a, &x).unwrap().to_action(&x), a);
         assert_eq!(DomNetAction::from_action(&Action::Select(input, "ok".into()), &x), None);
         assert_eq!(DomNetAction::from_action(&Action::Click(999), &x), None);
+    }
+
+    #[test]
+    fn an_utterance_goal_holds_the_names_and_quoted_messages_the_nl_templates_spell_out() {
+        let spans = |u: &str| utterance_units(u).into_iter().map(|(_, v)| v).collect::<Vec<_>>();
+        let forward = utterance_units("Could you find Alice's email, then forward it to Bob Lee?");
+        assert_eq!(forward[0], ("utterance".into(), "Could you find Alice's email, then forward it to Bob Lee?".into()));
+        assert!(forward.contains(&("find".into(), "Alice".into())));
+        assert!(forward.contains(&("to".into(), "Bob".into())) && forward.contains(&("to".into(), "Bob Lee".into())));
+        let reply = spans(r#"Find Carol's email and reply with "Vitae. Lorem ipsum.""#);
+        assert!(reply.contains(&"Vitae. Lorem ipsum.".to_string()) && reply.contains(&"Carol".to_string()));
+        assert_eq!(spans("Delete  email from  Dan.").iter().filter(|s| *s == "Dan").count(), 1, "each span once");
+        let long = "word ".repeat(200);
+        assert!(utterance_units(&long).len() <= 48);
+    }
+
+    #[test]
+    fn with_an_utterance_goal_the_fields_are_unread_and_a_spelled_out_value_is_typed() {
+        let cfg = NeuralConfig { utterance_goal: true, ..NeuralConfig::default() };
+        let mut v = DomNetVocabs::new(&cfg);
+        let fields = vec![Field { key: "target".into(), value: "ok".into() }];
+        let with = Observation { instruction: Instruction::new("Type ok into the box", fields), ..fixed_obs() };
+        let without = Observation { instruction: Instruction::new("Type ok into the box", vec![]), ..fixed_obs() };
+        let (a, b) = (featurize(&mut v, &with, &cfg), featurize(&mut v, &without, &cfg));
+        assert_eq!(a.field_values, b.field_values, "the page's fields change nothing");
+        assert_eq!(a.fields, b.fields);
+        let input = with.dom.nodes.iter().find(|n| n.tag == "INPUT_text").unwrap().r#ref;
+        let typed = Action::Type(input, "ok".into());
+        assert_eq!(DomNetAction::from_action(&typed, &a).unwrap().to_action(&a), typed);
+        assert_eq!(DomNetAction::from_action(&Action::Type(input, "absent".into()), &a), None);
     }
 
     /// WGE's neural half natively: 10 scripted-oracle episodes per simulator task stand in for

@@ -25,7 +25,7 @@ use crate::share::{
     DemoMaker, MAX_WGE_DEMOS, MAX_WGE_EPISODES, MAX_WGE_EVENTS, Replay, SHARE_VERSION, ShareState, SharedDemo, WgeEvent, WgeRecipe, WgeResult,
 };
 use crate::task::{Env, TaskSpec};
-use crate::wge::config::WgeConfig;
+use crate::wge::config::{WgeConfig, utterance_goal_for};
 use crate::wge::demo_import::MAX_WGE_FILE_BYTES;
 use crate::wge::domnet_config::NeuralConfig;
 use crate::wge::explore::{run_episode, train_episode};
@@ -71,15 +71,21 @@ pub struct WgeSession {
     plan: Rc<RefCell<Option<Plan>>>,
 }
 
-fn new_neural() -> Result<NeuralPolicy, String> {
-    NeuralPolicy::new(NeuralConfig::default(), &burn::prelude::Device::flex().autodiff())
+/// The view's DOMNet settings for `task`: the defaults, reading the utterance alone on the
+/// natural-language tasks (`wge::config::utterance_goal_for`, as the benchmark does).
+fn view_config(task: Option<&str>) -> NeuralConfig {
+    NeuralConfig { utterance_goal: task.is_some_and(utterance_goal_for), ..NeuralConfig::default() }
+}
+
+fn new_neural(task: Option<&str>) -> Result<NeuralPolicy, String> {
+    NeuralPolicy::new(view_config(task), &burn::prelude::Device::flex().autodiff())
 }
 
 /// DOMNet as a reload brings it back: from its checkpoint (weights, vocabularies, counters) and
 /// Adam's moments; its replay and sampling start afresh. Refused unless it has the view's settings.
-fn neural_from_bytes(checkpoint: &[u8], optimizer: Option<&[u8]>) -> Result<NeuralPolicy, String> {
+fn neural_from_bytes(checkpoint: &[u8], optimizer: Option<&[u8]>, task: Option<&str>) -> Result<NeuralPolicy, String> {
     let mut n = NeuralPolicy::from_checkpoint(checkpoint, &burn::prelude::Device::flex().autodiff()).map_err(|e| e.to_string())?;
-    if n.cfg != NeuralConfig::default() {
+    if n.cfg != view_config(task) {
         return Err("it was trained with other settings than the view's".into());
     }
     if let Some(o) = optimizer {
@@ -96,7 +102,8 @@ impl Core {
     /// Starts DOMNet learning (built afresh when there is none) or stops it, and logs a change.
     fn set_neural(&self, on: bool) -> Result<(), String> {
         if on && self.neural.borrow().is_none() {
-            *self.neural.borrow_mut() = Some(new_neural()?);
+            let task = self.state.borrow().task.clone();
+            *self.neural.borrow_mut() = Some(new_neural(task.as_deref())?);
         }
         if on != *self.neural_on.borrow() {
             *self.neural_on.borrow_mut() = on;
@@ -139,7 +146,7 @@ impl Core {
         let mut s = self.state.borrow_mut();
         s.policy = WorkflowPolicy::from_json(&s.policy.to_json())?;
         if let Some((c, o)) = bytes {
-            *self.neural.borrow_mut() = Some(neural_from_bytes(&c, o.as_deref())?);
+            *self.neural.borrow_mut() = Some(neural_from_bytes(&c, o.as_deref(), s.task.as_deref())?);
         }
         s.log(WgeEvent::Reload);
         Ok(())
@@ -455,7 +462,9 @@ impl WgeSession {
                 saved.task.as_deref().unwrap_or("no task"),
                 task.as_deref().unwrap_or("no task yet")
             )),
-            Some(c) => neural_from_bytes(&c, optimizer.as_deref()).map_err(|e| format!("its saved checkpoint could not be used ({e})")),
+            Some(c) => {
+                neural_from_bytes(&c, optimizer.as_deref(), task.as_deref()).map_err(|e| format!("its saved checkpoint could not be used ({e})"))
+            }
         };
         match back {
             Ok(n) => {

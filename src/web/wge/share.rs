@@ -91,7 +91,7 @@ impl Core {
         };
         let spec = spec_of(&task)?;
         let mut copy = match self.neural_bytes().await? {
-            Some((c, o)) => Some(neural_from_bytes(&c, o.as_deref())?),
+            Some((c, o)) => Some(neural_from_bytes(&c, o.as_deref(), Some(&task))?),
             None => None,
         };
         let mut env = self.with_env()?;
