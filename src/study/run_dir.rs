@@ -67,6 +67,13 @@ impl RunDir {
         if !snap.exists() {
             return Ok(None);
         }
+        // A kill between `save`'s two renames leaves the new snapshot in place and its progress
+        // (complete: written before the snapshot's rename) under its temporary name: finish the
+        // rename, or the newer snapshot would resume with the older progress (its trajectory
+        // digest and curves an interval short).
+        if !self.path("run.wlpr.new").exists() && self.path("progress.json.new").exists() {
+            std::fs::rename(self.path("progress.json.new"), self.path("progress.json")).map_err(|e| format!("progress.json: {e}"))?;
+        }
         let bytes = std::fs::read(&snap).map_err(|e| format!("{}: {e}", snap.display()))?;
         let progress = std::fs::read(self.path("progress.json")).map_err(|e| format!("progress.json: {e}"))?;
         let progress: Progress = serde_json::from_slice(&progress).map_err(|e| format!("progress.json is damaged: {e}"))?;
@@ -75,13 +82,14 @@ impl RunDir {
     }
 
     /// Writes the snapshot and the progress, each to a temporary name first and then renamed, so
-    /// a kill in the middle leaves the previous pair whole.
+    /// a kill in the middle leaves the previous pair whole, or (between the renames) the new
+    /// pair, which `load` completes.
     pub fn save(&self, snapshot: &[u8], progress: &Progress) -> Result<(), String> {
         let json = serde_json::to_vec(progress).map_err(|e| e.to_string())?;
-        write_atomic(&self.path("progress.json.new"), &json)?;
+        // The snapshot's temporary file first: while it exists, a `progress.json.new` beside it
+        // belongs to a save that never reached its renames.
         write_atomic(&self.path("run.wlpr.new"), snapshot)?;
-        // The snapshot is renamed first: a kill between the two renames leaves a snapshot newer
-        // than its progress, which `load` reads as the older progress (curves lose one window).
+        write_atomic(&self.path("progress.json.new"), &json)?;
         std::fs::rename(self.path("run.wlpr.new"), self.path("run.wlpr")).map_err(|e| e.to_string())?;
         std::fs::rename(self.path("progress.json.new"), self.path("progress.json")).map_err(|e| e.to_string())
     }
@@ -227,4 +235,30 @@ pub fn study_plot(runs: &[(String, Progress)], title: &str) -> Vec<u8> {
         Some((0.0, 100.0)),
     );
     c.png()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kill_between_the_renames_resumes_the_new_pair_and_one_before_them_the_old() {
+        let dir = std::env::temp_dir().join(format!("weblab-run-dir-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let run = RunDir::new(dir.to_str().unwrap()).unwrap();
+        let (old, new) = (Progress { trajectory: "old".into(), ..Progress::default() }, Progress { trajectory: "new".into(), ..Progress::default() });
+        run.save(b"A", &old).unwrap();
+        // Killed after the snapshot's rename, before the progress's.
+        write_atomic(&run.path("progress.json.new"), &serde_json::to_vec(&new).unwrap()).unwrap();
+        std::fs::write(run.path("run.wlpr"), b"B").unwrap();
+        let (bytes, p) = run.load().unwrap().unwrap();
+        assert_eq!((bytes.as_slice(), p.trajectory.as_str()), (&b"B"[..], "new"));
+        // Killed before the renames: both temporary files there, the old pair stands.
+        run.save(b"C", &old).unwrap();
+        std::fs::write(run.path("run.wlpr.new"), b"partial").unwrap();
+        std::fs::write(run.path("progress.json.new"), b"{").unwrap();
+        let (bytes, p) = run.load().unwrap().unwrap();
+        assert_eq!((bytes.as_slice(), p.trajectory.as_str()), (&b"C"[..], "old"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
