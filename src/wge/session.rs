@@ -334,6 +334,15 @@ mod tests {
     use crate::sim::SimEnv;
     use crate::util::block_on;
 
+    #[test]
+    fn the_natural_language_rule_reads_the_page_name_of_either_label() {
+        // The WGE view decides DOMNet's utterance goal from the session's task label.
+        for label in ["email-inbox-nl", "miniwob/email-inbox-nl-turk"] {
+            assert!(crate::wge::config::utterance_goal_for(spec_of(label).unwrap().name()), "{label}");
+        }
+        assert!(!crate::wge::config::utterance_goal_for(spec_of("miniwob/email-inbox").unwrap().name()));
+    }
+
     /// A one-click demonstration of click-test (observed on the simulator's page), its label
     /// padded to `pad` characters (the cheapest way to a large session).
     fn entry(pad: usize) -> Entry {

@@ -72,9 +72,11 @@ pub struct WgeSession {
 }
 
 /// The view's DOMNet settings for `task`: the defaults, reading the utterance alone on the
-/// natural-language tasks (`wge::config::utterance_goal_for`, as the benchmark does).
+/// natural-language tasks (`wge::config::utterance_goal_for`, as the benchmark does), judged by
+/// the page's name (the session's label of a real page is `miniwob/<name>`).
 fn view_config(task: Option<&str>) -> NeuralConfig {
-    NeuralConfig { utterance_goal: task.is_some_and(utterance_goal_for), ..NeuralConfig::default() }
+    let page = task.and_then(|t| spec_of(t).ok());
+    NeuralConfig { utterance_goal: page.is_some_and(|p| utterance_goal_for(p.name())), ..NeuralConfig::default() }
 }
 
 fn new_neural(task: Option<&str>) -> Result<NeuralPolicy, String> {
