@@ -1,6 +1,6 @@
 // Judges a navigator checkpoint (.wln) zero-shot on the live DOM in headless Chromium (a command,
-// not a test): greedy, on the 5 test sites × 4 levels and on the lab's own form tasks, as the
-// CoDE paper's Table 1 does, with the paper's figures beside them. With --ship NAME it also ships
+// not a test): greedy, on the 5 test sites × 4 levels and on CoDE Table 1's MiniWoB form tasks (the
+// lab's own pages and the real MiniWoB++ ones, `miniwob/…`), as the CoDE paper's Table 1 does, with the paper's figures beside them. With --ship NAME it also ships
 // the checkpoint: agents/NAME.wln and its entry in agents/manifest.json, the judged cells written
 // from this run's own figures and the training figures from the run's folder (--run-dir, where
 // train_adversary or train_navigator --run-dir wrote progress.json), so no figure is typed in.
@@ -41,7 +41,9 @@ const PAPER = {
   flight: ['0%', '2%', '20%', '95%'], shopping: ['0%', '6%', '6%', '95%'],
   'enter-password': ['-', '100%', '100%', '100%'], 'enter-text': ['-', 'N/A', 'N/A', '100%'], 'enter-text-dynamic': ['-', '100%', '100%', '100%'],
 };
-const FORM_TASKS = ['enter-text', 'enter-password', 'enter-text-dynamic', 'login-user'];
+const LAB_FORMS = ['enter-text', 'enter-password', 'enter-text-dynamic', 'login-user'];
+// The paper judged on MiniWoB's own pages; the lab's clones beside them.
+const FORM_TASKS = [...LAB_FORMS, ...LAB_FORMS.map((t) => `miniwob/${t}`)];
 
 const server = await serve(DIST);
 const context = await launch();
@@ -74,7 +76,7 @@ try {
   const table = out.rows.map((r) => {
     const row = { task: r.task };
     r.rates.forEach((x, level) => { row[`level ${level}`] = pct(x); });
-    const p = PAPER[r.task];
+    const p = PAPER[r.task.replace(/^miniwob\//, '')];
     if (p) Object.assign(row, { 'paper CL': p[0], 'paper ALP': p[1], 'paper PAIRED': p[2], 'paper CoDE': p[3] });
     return row;
   });
