@@ -102,6 +102,8 @@ def test_a_run_over_its_time_is_cancelled(ray_local, tmp_path):
         (("seeds = [1]", "seeds = []"), "seeds"),
         (("[config]", "[config]\nloop = { episodes = 0 }"), "episodes"),
         (("[config]", "[config]\nnavigatorr = 1"), "unknown field `navigatorr`"),
+        (("seeds = [1]", "seeds = [1]\nlive_judge_seeds = -1"), "live_judge_seeds"),
+        (("seeds = [1]", "seeds = [1]\nlive_browsers = 0"), "live_browsers"),
     ],
 )
 def test_a_bad_study_file_is_refused_naming_the_key_before_anything_starts(tmp_path, change, message):
@@ -114,6 +116,16 @@ def test_a_bad_study_file_is_refused_naming_the_key_before_anything_starts(tmp_p
     assert study.main([str(f)]) == 2
 
 
+def test_a_study_to_be_judged_live_without_a_built_checkout_is_refused_before_anything_starts(tmp_path, monkeypatch):
+    monkeypatch.setenv("WEBLAB_CHECKOUT", str(tmp_path))
+    f = tmp_path / "live.toml"
+    f.write_text(study_text(tmp_path / "x").replace("seeds = [1]", "seeds = [1]\nlive_judge_seeds = 5"))
+    assert study.main([str(f)]) == 2
+    assert not (tmp_path / "x").exists(), "no run started"
+    with pytest.raises(ValueError, match="not a weblab checkout"):
+        study.run(study.parse(f.read_text()), say=lambda _: None)
+
+
 @pytest.mark.parametrize("path", sorted((Path(__file__).resolve().parents[1] / "studies").glob("*.toml")), ids=lambda p: p.name)
 def test_the_shipped_study_files_are_valid_and_name_the_long_runs_command(path):
     s = study.parse(path.read_text())
@@ -123,3 +135,4 @@ def test_the_shipped_study_files_are_valid_and_name_the_long_runs_command(path):
         for name, cfg in s.runs:
             assert cfg["minutes"] == 120, name
             assert cfg["navigator"] == {"click_choices": False} and cfg["loop"] == {"designs": 4}, name
+        assert s.live_judge_seeds == 50, "the table's figures are the live DOM's"

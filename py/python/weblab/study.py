@@ -9,6 +9,13 @@ CoDE table: per test site the mean over levels 0–3 and level 3), ``results.jso
 ``curves.png`` (every run's grid mean and level-3 mean over training); each run's
 folder holds its ``plot.png``, ``best.wln`` and ``summary.json``.
 
+With ``live_judge_seeds`` set, each finished run's ``best.wln`` is then judged on the live DOM as
+well (greedy, in headless Chromium, ``weblab.browser.judge_grid``: the figures the papers' tables
+compare), and ``results.md`` holds both tables. That needs a weblab checkout with the built app
+(``WEBLAB_CHECKOUT``, default: the working directory; checked before any run starts). A run's
+live grid is kept in its folder (``live.json``, with the checkpoint's digest), so a study started
+again judges only what changed.
+
 The study file (TOML; every key is checked before anything starts)::
 
     out = "runs/my-study"          # the study's folder (relative to the working directory)
@@ -22,12 +29,15 @@ The study file (TOML; every key is checked before anything starts)::
     timeout_minutes = 120          # wall-clock per attempt
     retries = 2
     cpus_per_run = 2               # each run trains its navigators on a thread each
+    # live_judge_seeds = 50        # then judge each best.wln on the live DOM, this many seeds a cell
+    # live_browsers = 2            # ... spread over this many Chromiums
     [config]                       # any further run-config keys (navigator, loop, ...) for every run
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import sys
@@ -47,6 +57,7 @@ GENERATORS = ("paired", "flexible_paired", "flexible_b_paired", "code", "alp", "
 KEYS = {
     "out", "generators", "seeds", "minutes", "iterations", "judge_every_minutes", "judge_every_iterations", "judge_seeds",
     "snapshot_every_minutes", "snapshot_every_iterations", "timeout_minutes", "retries", "cpus_per_run", "config", "name",
+    "live_judge_seeds", "live_browsers",
 }
 
 
@@ -59,6 +70,8 @@ class Study:
     retries: int
     cpus_per_run: float
     source: dict[str, Any] = field(default_factory=dict)
+    live_judge_seeds: int = 0  # 0: the simulator's judging only
+    live_browsers: int = 2
 
 
 def _number(d: dict, key: str, lo: float, hi: float, integer: bool = False, default=None):
@@ -141,6 +154,8 @@ def parse(text: str, base: Path = Path(".")) -> Study:
         retries=_number(d, "retries", 0, 100, integer=True, default=2),
         cpus_per_run=_number(d, "cpus_per_run", 0.1, 1024, default=1),
         source=d,
+        live_judge_seeds=_number(d, "live_judge_seeds", 0, 10_000, integer=True, default=0),
+        live_browsers=_number(d, "live_browsers", 1, 64, integer=True, default=2),
     )
 
 
@@ -156,10 +171,53 @@ def _train_task(cfg: dict[str, Any], run_dir: str) -> dict[str, Any]:
     return summary
 
 
+def checkout() -> Path:
+    """The weblab checkout whose built app judges on the live DOM; ``ValueError`` says what is
+    missing."""
+    root = Path(os.environ.get("WEBLAB_CHECKOUT", ".")).resolve()
+    dist = Path(os.environ.get("WEBLAB_DIST", root / "dist"))
+    if not (root / "tests" / "e2e" / "judge-cells.mjs").exists():
+        raise ValueError(f"live_judge_seeds: {root} is not a weblab checkout; set WEBLAB_CHECKOUT to one")
+    if not (dist / "index.html").exists():
+        raise ValueError(f"live_judge_seeds: no built app in {dist}; run `trunk build` in {root}")
+    return root
+
+
+def judge_live(study: Study, rows: list[dict[str, Any]], say=print) -> None:
+    """Each finished run's best navigator on the live DOM: ``row["live_grid"]``, kept in the run's
+    ``live.json`` for the same checkpoint and seeds."""
+    from .browser import FIRST_SEED, judge_grid
+
+    root = checkout()
+    for r in rows:
+        ckpt_path = study.out / r["name"] / "best.wln"
+        if "failed" in r or not ckpt_path.exists():
+            continue
+        ckpt = ckpt_path.read_bytes()
+        key = {"sha256": hashlib.sha256(ckpt).hexdigest(), "seeds": study.live_judge_seeds, "first": FIRST_SEED}
+        cache = study.out / r["name"] / "live.json"
+        kept = json.loads(cache.read_text()) if cache.exists() else {}
+        if {k: kept.get(k) for k in key} == key and "grid" in kept:
+            r["live_grid"] = kept["grid"]
+            continue
+        t0 = time.monotonic()
+        grid = judge_grid(ckpt, seeds=study.live_judge_seeds, browsers=study.live_browsers, checkout=str(root))
+        cache.write_text(json.dumps(dict(key, grid=grid, seconds=round(time.monotonic() - t0, 1))))
+        r["live_grid"] = grid
+        say(f"[study] {r['name']}: live DOM grid mean {100 * _mean(grid):.0f}% ({study.live_judge_seeds} seeds a cell)")
+
+
+def _mean(grid: list[list[float]]) -> float:
+    return sum(sum(row) for row in grid) / sum(len(row) for row in grid)
+
+
 def run(study: Study, poll_s: float = 1.0, say=print) -> list[dict[str, Any]]:
-    """Runs every run of the study on Ray; returns their summaries (study order)."""
+    """Runs every run of the study on Ray (then judges them on the live DOM, if the study says
+    so); returns their summaries (study order)."""
     import ray
 
+    if study.live_judge_seeds:
+        checkout()  # before hours of training, not after
     if not ray.is_initialized():
         ray.init(address=os.environ.get("RAY_ADDRESS"))
     task = ray.remote(num_cpus=study.cpus_per_run, max_retries=study.retries, retry_exceptions=True)(_train_task)
@@ -204,6 +262,8 @@ def run(study: Study, poll_s: float = 1.0, say=print) -> list[dict[str, Any]]:
                     say(f"[study] {name}: over {study.timeout_s / 60:.1f} min on its last attempt; given up")
                     results[name] = {"failed": "timed out"}
     ordered = [dict(results[n], name=n) for n, _ in study.runs]
+    if study.live_judge_seeds:
+        judge_live(study, ordered, say)
     write_results(study, ordered)
     return ordered
 
@@ -214,18 +274,23 @@ def _finished(cfg: dict, summary: dict) -> bool:
     return summary.get("train_s", 0) >= 60 * cfg.get("minutes", 0)
 
 
-def table(rows: list[dict[str, Any]]) -> str:
+def table(rows: list[dict[str, Any]], grid_key: str = "best_grid") -> str:
     """The README's CoDE table: per test site the best navigator's mean over levels 0–3 and, in
-    brackets, level 3; then the grid's mean and the run's size."""
+    brackets, level 3; then the grid's mean and the run's size. ``grid_key`` "live_grid" gives
+    the live DOM's figures for the same navigators."""
     head = "| run | " + " | ".join(TEST_SITES) + " | grid mean | iterations | training min |"
     lines = [head, "|" + "---|" * (len(TEST_SITES) + 4)]
     for r in rows:
         if "failed" in r:
             lines.append(f"| {r['name']} | " + " | ".join("—" for _ in TEST_SITES) + f" | failed: {r['failed'][:60]} | | |")
             continue
-        grid = r["best_grid"] or [[0.0] * LEVELS for _ in TEST_SITES]
+        if grid_key != "best_grid" and grid_key not in r:
+            lines.append(f"| {r['name']} | " + " | ".join("—" for _ in TEST_SITES) + " | not judged (no best.wln) | | |")
+            continue
+        grid = r[grid_key] or [[0.0] * LEVELS for _ in TEST_SITES]
         cells = [f"{100 * sum(row) / len(row):.0f} ({100 * row[-1]:.0f})" for row in grid]
-        lines.append(f"| {r['name']} | " + " | ".join(cells) + f" | {100 * r['best_mean']:.0f} | {r['iterations']} | {r['train_s'] / 60:.1f} |")
+        mean = r["best_mean"] if grid_key == "best_grid" else _mean(grid)
+        lines.append(f"| {r['name']} | " + " | ".join(cells) + f" | {100 * mean:.0f} | {r['iterations']} | {r['train_s'] / 60:.1f} |")
     return "\n".join(lines) + "\n"
 
 
@@ -233,7 +298,11 @@ def write_results(study: Study, rows: list[dict[str, Any]]) -> None:
     (study.out / "results.json").write_text(json.dumps(rows, indent=1))
     note = ("Zero-shot success (%) of each run's best navigator on the simulator's test sites, greedy, on seeds never "
             "trained on: mean of levels 0–3 (level 3 in brackets).\n\n")
-    (study.out / "results.md").write_text(f"# {study.name}\n\n" + note + table(rows) + "\n![curves](curves.png)\n")
+    live = ""
+    if study.live_judge_seeds:
+        live = (f"\nThe same navigators on the live DOM (headless Chromium, greedy, {study.live_judge_seeds} seeds a cell "
+                "from 2^30; `weblab.browser.judge_grid`):\n\n" + table(rows, "live_grid"))
+    (study.out / "results.md").write_text(f"# {study.name}\n\n" + note + table(rows) + live + "\n![curves](curves.png)\n")
     from . import _native
 
     runs = json.dumps([[r["name"], str(study.out / r["name"])] for r in rows])
@@ -256,8 +325,16 @@ def main(argv: Optional[list[str]] = None) -> int:
         for name, cfg in study.runs:
             print(f"  {name}: {json.dumps(cfg)}")
         return 0
+    if study.live_judge_seeds:
+        try:
+            checkout()
+        except ValueError as e:
+            print(f"{path}: {e}", file=sys.stderr)
+            return 2
     rows = run(study)
     print(table(rows))
+    if study.live_judge_seeds:
+        print(table(rows, "live_grid"))
     return 0 if all("failed" not in r for r in rows) else 1
 
 
