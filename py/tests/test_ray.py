@@ -104,6 +104,9 @@ def test_a_run_over_its_time_is_cancelled(ray_local, tmp_path):
         (("[config]", "[config]\nnavigatorr = 1"), "unknown field `navigatorr`"),
         (("seeds = [1]", "seeds = [1]\nlive_judge_seeds = -1"), "live_judge_seeds"),
         (("seeds = [1]", "seeds = [1]\nlive_browsers = 0"), "live_browsers"),
+        (("[config]", "[generator_options]\npaired = { config = { max_pages = 10 } }\n[config]"), "generator_options.paired: not one of"),
+        (("[config]", "[generator_options]\ncode = { config = { max_pages = 99 } }\n[config]"), "max_pages"),
+        (("[config]", "[generator_options]\ndr = { kind = \"cl\" }\n[config]"), "kind and objective"),
     ],
 )
 def test_a_bad_study_file_is_refused_naming_the_key_before_anything_starts(tmp_path, change, message):
@@ -114,6 +117,13 @@ def test_a_bad_study_file_is_refused_naming_the_key_before_anything_starts(tmp_p
     f = tmp_path / "bad.toml"
     f.write_text(text)
     assert study.main([str(f)]) == 2
+
+
+def test_generator_options_reach_each_generators_spec():
+    text = study_text("/tmp/unused").replace("[config]", "[generator_options]\ncode = { config = { max_pages = 10 } }\ndr = { max_pages = 10 }\n[config]")
+    runs = dict(study.parse(text).runs)
+    assert runs["code-seed1"]["generator"] == {"kind": "adversary", "objective": "code", "config": {"max_pages": 10}}
+    assert runs["dr-seed1"]["generator"] == {"kind": "dr", "max_pages": 10}
 
 
 def test_a_study_to_be_judged_live_without_a_built_checkout_is_refused_before_anything_starts(tmp_path, monkeypatch):
@@ -136,3 +146,7 @@ def test_the_shipped_study_files_are_valid_and_name_the_long_runs_command(path):
             assert cfg["minutes"] == 120, name
             assert cfg["navigator"] == {"click_choices": False} and cfg["loop"] == {"designs": 4}, name
         assert s.live_judge_seeds == 50, "the table's figures are the live DOM's"
+        if path.name != "table1-code.toml":  # the K = 4 runs; the rest at the papers' K = 10
+            for name, cfg in s.runs:
+                g = cfg["generator"]
+                assert (g.get("config") or g)["max_pages"] == 10, name

@@ -31,6 +31,8 @@ The study file (TOML; every key is checked before anything starts)::
     cpus_per_run = 2               # each run trains its navigators on a thread each
     # live_judge_seeds = 50        # then judge each best.wln on the live DOM, this many seeds a cell
     # live_browsers = 2            # ... spread over this many Chromiums
+    [generator_options]            # per generator, keys of its spec (weblab.check_config checks them)
+    code = { config = { max_pages = 10 } }   # an adversary's K; dr = { max_pages = 10 } for DR's
     [config]                       # any further run-config keys (navigator, loop, ...) for every run
 """
 
@@ -57,7 +59,7 @@ GENERATORS = ("paired", "flexible_paired", "flexible_b_paired", "code", "alp", "
 KEYS = {
     "out", "generators", "seeds", "minutes", "iterations", "judge_every_minutes", "judge_every_iterations", "judge_seeds",
     "snapshot_every_minutes", "snapshot_every_iterations", "timeout_minutes", "retries", "cpus_per_run", "config", "name",
-    "live_judge_seeds", "live_browsers",
+    "live_judge_seeds", "live_browsers", "generator_options",
 }
 
 
@@ -120,6 +122,14 @@ def parse(text: str, base: Path = Path(".")) -> Study:
     extra = d.get("config", {})
     if not isinstance(extra, dict):
         raise ValueError("config: a table of run-config keys")
+    options = d.get("generator_options", {})
+    if not isinstance(options, dict) or not all(isinstance(v, dict) for v in options.values()):
+        raise ValueError("generator_options: a table of tables, one per generator")
+    for g in options:
+        if g not in gens:
+            raise ValueError(f"generator_options.{g}: not one of the study's generators ({', '.join(gens)})")
+        if "kind" in options[g] or "objective" in options[g]:
+            raise ValueError(f"generator_options.{g}: kind and objective are the generator's name")
     minutes = _number(d, "minutes", 0.01, 100_000, default=5.0)
     base_cfg: dict[str, Any] = dict(extra)
     base_cfg["minutes"] = minutes
@@ -137,7 +147,7 @@ def parse(text: str, base: Path = Path(".")) -> Study:
     runs = []
     for g in gens:
         for s in seeds:
-            cfg = dict(base_cfg, generator=_generator(g), seed=s)
+            cfg = dict(base_cfg, generator=dict(_generator(g), **options.get(g, {})), seed=s)
             for k in ("generator", "seed"):
                 if k in extra:
                     raise ValueError(f"config.{k}: set by the study's generators and seeds")
