@@ -1,8 +1,9 @@
 // Judges a navigator checkpoint (.wln) zero-shot on the live DOM in headless Chromium (a command,
 // not a test): greedy, on the 5 test sites × 4 levels and on CoDE Table 1's MiniWoB form tasks (the
 // lab's own pages and the real MiniWoB++ ones, `miniwob/…`), as the CoDE paper's Table 1 does,
-// with the paper's figures beside them. With --ship NAME it also ships the checkpoint: agents/NAME.wln and its entry in agents/manifest.json, the judged cells written
-// from this run's own figures and the training figures from the run's folder (--run-dir, where
+// with the paper's figures beside them. With --ship NAME it also ships the checkpoint:
+// agents/NAME.wln and its entry in agents/manifest.json, the judged cells written from this run's
+// own figures and the training figures from the run's folder (--run-dir, where
 // train_adversary or train_navigator --run-dir wrote progress.json), so no figure is typed in.
 // Usage: node tests/e2e/judge-navigator.mjs CHECKPOINT.wln [seeds per row (50)] [first seed]
 //          [--ship NAME --run-dir DIR --command "the training command"]
