@@ -48,29 +48,70 @@ fn main() -> Result<(), String> {
     let (mut nav, _) = Navigator::load(&bytes, &Device::flex().autodiff(), 1).map_err(|e| e.to_string())?;
     let task = site_task(cell, design);
     let mut env = sim_pool(1).pop().expect("a simulator");
+    // INSPECT_SAMPLE: draw from the policy (as training does) instead of its greedy choice;
+    // INSPECT_QUIET: only the summary line. The summary: successes, steps and return per episode.
+    let sample = std::env::var_os("INSPECT_SAMPLE").is_some();
+    let quiet = std::env::var_os("INSPECT_QUIET").is_some();
+    let (mut wins, mut steps, mut total) = (0u32, 0u64, 0.0f64);
     block_on(async {
         for seed in JUDGE_SEEDS_FROM..JUDGE_SEEDS_FROM + episodes {
             let mut obs = Environment::reset(&mut env, &task, seed).await.map_err(|e| e.to_string())?;
-            println!("seed {seed}: instruction {:?}", obs.instruction);
+            if !quiet {
+                println!("seed {seed}: instruction {:?}", obs.instruction);
+            }
             let mut memory = EpisodeMemory::default();
             loop {
                 let state = nav.encode(&obs, &mut memory, false);
-                let Some(choice) = nav.act(&state, true).await? else {
-                    println!("  no open choice");
+                let Some(choice) = nav.act(&state, !sample).await? else {
+                    if !quiet {
+                        println!("  no open choice");
+                    }
                     break;
                 };
+                // How sure the policy is: a saturated one (p near 1, entropy near 0) gets no
+                // gradient from the actions it never samples, which is how a navigator stays dead.
+                let (probs, value) = nav.policy(&state).await?;
+                let p_choice = probs.iter().find(|(a, _)| *a == choice).map_or(0.0, |&(_, p)| p);
+                let entropy: f32 = probs.iter().map(|&(_, p)| if p > 0.0 { -p * p.ln() } else { 0.0 }).sum();
                 let action = state.action(choice);
                 let line = describe(&obs, &action);
                 let step = Environment::step(&mut env, &action).await.map_err(|e| e.to_string())?;
                 memory.acted(&state, choice);
-                println!("  {line}  r {:+.2}", step.learning_reward());
+                steps += 1;
+                total += step.learning_reward();
+                if quiet {
+                    // nothing per step
+                } else {
+                    println!(
+                        "  {line}  r {:+.2}  p {p_choice:.3} of {} open, entropy {entropy:.2} nats, value {value:+.2}",
+                        step.learning_reward(),
+                        probs.len()
+                    );
+                    if std::env::var_os("INSPECT_ALTERNATIVES").is_some() {
+                        let mut ranked = probs.clone();
+                        ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
+                        for &(a, p) in ranked.iter().skip(1).take(4) {
+                            println!("      or {}  p {p:.3}", describe(&obs, &state.action(a)));
+                        }
+                    }
+                }
                 if step.done {
-                    println!("  ended: raw {} {}", step.raw_reward, step.reason.unwrap_or_default());
+                    wins += u32::from(step.raw_reward > 0.0);
+                    if !quiet {
+                        println!("  ended: raw {} {}", step.raw_reward, step.reason.unwrap_or_default());
+                    }
                     break;
                 }
                 obs = step.observation;
             }
         }
+        println!(
+            "{cell}, {} episodes ({}): {wins} successes, {:.1} steps and {:+.2} return an episode",
+            episodes,
+            if sample { "sampled" } else { "greedy" },
+            steps as f64 / episodes.max(1) as f64,
+            total / episodes.max(1) as f64
+        );
         Ok::<(), String>(())
     })
 }

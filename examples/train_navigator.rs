@@ -29,6 +29,9 @@ Usage: cargo run --release --example train_navigator -- GENERATOR [options]
   --cl-ramp N (CL's proposals until p = 1)
   --designs D (designs per iteration, played side by side: D·M episodes per update; default 1)
   --stop-at F (a fixed site: stop at the first judging where its greedy success is >= F)
+  --from FILE.wln (start from a saved navigator: its weights, vocabulary and config; --config,
+    --head and --bidirectional are then refused. E.g. whether a population's navigator that
+    never learnt can learn a site alone)
 ";
 
 struct Args {
@@ -38,6 +41,7 @@ struct Args {
     cl_ramp: Option<u64>,
     stop_at: Option<f64>,
     designs: usize,
+    from: Option<String>,
 }
 
 fn head(s: &str) -> Result<Head, String> {
@@ -52,7 +56,8 @@ fn parse() -> Result<Args, String> {
     let mut cli = Cli::new(USAGE);
     let generator = cli.generator("no generator given (dr, cl or a test site like login-0); --help for the usage")?;
     let common = Common { seed: 1, minutes: 10.0, iterations: None, judge_every_s: 60.0, judge_seeds: 20, out: None };
-    let mut a = Args { generator, common, config: NavigatorConfig::default(), cl_ramp: None, stop_at: None, designs: 1 };
+    let mut a = Args { generator, common, config: NavigatorConfig::default(), cl_ramp: None, stop_at: None, designs: 1, from: None };
+    let mut configured = false;
     let (mut head_flag, mut bidirectional) = (None, false);
     while let Some(flag) = cli.next_flag() {
         if a.common.take(&flag, &mut cli)? {
@@ -62,11 +67,22 @@ fn parse() -> Result<Args, String> {
             "--cl-ramp" => a.cl_ramp = Some(cli.num(&flag)? as u64),
             "--stop-at" => a.stop_at = Some(cli.num(&flag)?),
             "--designs" => a.designs = cli.num(&flag)? as usize,
-            "--config" => a.config = serde_json::from_str(&cli.value(&flag)?).map_err(|e| format!("--config: {e}"))?,
+            "--config" => {
+                a.config = serde_json::from_str(&cli.value(&flag)?).map_err(|e| format!("--config: {e}"))?;
+                configured = true;
+            }
             "--head" => head_flag = Some(head(&cli.value(&flag)?)?),
             "--bidirectional" => bidirectional = true,
+            "--from" => a.from = Some(cli.value(&flag)?),
             other => return Err(format!("unknown option {other}; --help for the usage")),
         }
+    }
+    if let Some(file) = &a.from {
+        if configured || head_flag.is_some() || bidirectional {
+            return Err("--from takes the saved navigator's config: drop --config, --head and --bidirectional".into());
+        }
+        let bytes = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
+        a.config = Navigator::load(&bytes, &Device::flex(), 0).map_err(|e| format!("{file}: {e}"))?.0.cfg.clone();
     }
     // The flags win over --config, whichever came first.
     if let Some(h) = head_flag {
@@ -83,7 +99,16 @@ fn fixed_site(name: &str) -> Option<Design> {
 }
 
 fn run<G: Generator>(args: &Args, generator: G) -> Result<(), String> {
-    let nav = Navigator::new(args.config.clone(), &Device::flex().autodiff(), args.common.seed)?;
+    let device = Device::flex().autodiff();
+    let nav = match &args.from {
+        // The saved weights and vocabulary, a fresh optimiser; the seed draws the episodes.
+        Some(file) => {
+            Navigator::load(&std::fs::read(file).map_err(|e| format!("{file}: {e}"))?, &device, args.common.seed)
+                .map_err(|e| format!("{file}: {e}"))?
+                .0
+        }
+        None => Navigator::new(args.config.clone(), &device, args.common.seed)?,
+    };
     let name = generator.name();
     // A navigator alone is a population of one; M is its episodes_per_update.
     let loop_cfg = LoopConfig { episodes: args.config.episodes_per_update, designs: args.designs, ..LoopConfig::default() };
@@ -119,6 +144,8 @@ fn run<G: Generator>(args: &Args, generator: G) -> Result<(), String> {
             c.dqn_epsilon_decay_steps
         );
     }
+    // Counted from here: a navigator from --from arrives with its own counters.
+    let start = trainer.population[0].counters;
     let t0 = Instant::now();
     let mut train_s = 0.0;
     let mut last_judge = 0.0;
@@ -146,8 +173,8 @@ fn run<G: Generator>(args: &Args, generator: G) -> Result<(), String> {
                 trainer.iteration,
                 c.env_steps,
                 c.updates,
-                c.env_steps as f64 / train_s,
-                c.updates as f64 / train_s,
+                (c.env_steps - start.env_steps) as f64 / train_s,
+                (c.updates - start.updates) as f64 / train_s,
                 ret / n,
                 100.0 * succ / n,
                 trainer.population[0].vocab.len()

@@ -9,10 +9,11 @@ use weblab::adversary::generator::Adversary;
 use weblab::adversary::model::CHOICES;
 use weblab::adversary::objective::Signal;
 use weblab::adversary::{AdversaryConfig, Objective, ObjectiveConfig, Proposal};
-use weblab::curriculum::train::{LoopConfig, PopulationTrainer, population};
+use weblab::curriculum::train::{LoopConfig, PopulationTrainer, SnapshotParts, population};
 use weblab::curriculum::{CurriculumLearning, DomainRandomization, Generator};
 use weblab::gminiwob::Design;
 use weblab::gminiwob::sim::SiteSim;
+use weblab::learn::checkpoint::Precision;
 use weblab::navigator::NavigatorConfig;
 use weblab::navigator::train::sim_pool;
 use weblab::rng::Rng;
@@ -299,6 +300,15 @@ fn a_run_resumed_from_its_snapshot_goes_on_exactly() {
         block_on(t.step(&mut env)).unwrap();
     }
     let snapshot = block_on(t.snapshot()).unwrap();
+    // Taken apart (what extract_navigator writes): each navigator's part is its own checkpoint.
+    let parts = SnapshotParts::read(&snapshot).unwrap();
+    assert_eq!((parts.generator_name(), parts.navigators.len()), ("CoDE", t.population.len()));
+    for (i, nav) in t.population.iter().enumerate() {
+        let own = block_on(nav.save("CoDE", Precision::Full)).unwrap();
+        assert_eq!(parts.navigators[i].0, own.as_slice(), "navigator {i}'s part");
+        assert!(!parts.navigators[i].1.is_empty(), "navigator {i}'s Adam state");
+    }
+    assert!(!parts.generator.is_empty());
     let go_on = |t: &mut PopulationTrainer<Adversary>, env: &mut Vec<SiteSim>| {
         (0..3)
             .map(|_| {
@@ -317,6 +327,8 @@ fn a_run_resumed_from_its_snapshot_goes_on_exactly() {
     let mid = bad.len() / 2;
     bad[mid] ^= 0xff;
     assert!(PopulationTrainer::resume(&bad, adversary(objective, 6), &dev()).err().unwrap().contains("damaged"));
+    assert!(SnapshotParts::read(&bad).err().unwrap().contains("damaged"));
+    assert!(SnapshotParts::read(&snapshot[..snapshot.len() - 9]).is_err());
     assert!(PopulationTrainer::resume(&snapshot, adversary(Objective::FlexiblePaired, 6), &dev()).err().unwrap().contains("CoDE"));
     // The same objective with another alpha: the message names both and the flags to give.
     let other_alpha =

@@ -443,15 +443,46 @@ impl<G: Generator> PopulationTrainer<G> {
     /// Continues a run from [`Self::snapshot`] with `generator` built as the original was
     /// (the navigators on `device`). A damaged or mismatched snapshot is refused with a message.
     pub fn resume(bytes: &[u8], mut generator: G, device: &Device) -> Result<Self, String> {
+        let parts = SnapshotParts::read(bytes)?;
+        if parts.header.generator != generator.name() {
+            return Err(format!("the snapshot is of a {} run, not {}", parts.header.generator, generator.name()));
+        }
+        let mut population = Vec::new();
+        for &(ckpt, learner) in &parts.navigators {
+            let (mut nav, _) = Navigator::load(ckpt, device, 0).map_err(|e| e.to_string())?;
+            if !learner.is_empty() {
+                nav.load_optimizer_state(learner)?;
+            }
+            population.push(nav);
+        }
+        if !parts.generator.is_empty() {
+            generator.load_state(parts.generator)?;
+        }
+        let header = parts.header;
+        Self::from_state(population, generator, header.config, &header.state)
+    }
+}
+
+/// A run snapshot ([`PopulationTrainer::snapshot`]) taken apart, checked, without building
+/// anything: for resuming, and for reading one navigator out of a run (`examples/
+/// extract_navigator.rs`).
+pub struct SnapshotParts<'a> {
+    header: RunHeader,
+    /// Per navigator, in population order: its checkpoint (a `.wln`) and its learner state
+    /// (empty when none).
+    pub navigators: Vec<(&'a [u8], &'a [u8])>,
+    /// The generator's state (empty when none).
+    pub generator: &'a [u8],
+}
+
+impl<'a> SnapshotParts<'a> {
+    pub fn read(bytes: &'a [u8]) -> Result<Self, String> {
         let parts = container::read(&RUN_KIND, bytes).map_err(|e| e.to_string())?;
         let header: RunHeader = serde_json::from_slice(parts.header).map_err(|e| format!("the run snapshot is damaged: unreadable header: {e}"))?;
-        if header.generator != generator.name() {
-            return Err(format!("the snapshot is of a {} run, not {}", header.generator, generator.name()));
-        }
         header.config.validate()?;
-        let mut at = 0usize;
         let record = parts.record;
-        let mut part = || -> Result<&[u8], String> {
+        let mut at = 0usize;
+        let mut part = || -> Result<&'a [u8], String> {
             let damaged = || "the run snapshot is damaged: it ends too early".to_string();
             let len = record.get(at..at + 8).ok_or_else(damaged)?;
             let len = usize::try_from(u64::from_le_bytes(len.try_into().unwrap())).map_err(|_| damaged())?;
@@ -459,25 +490,22 @@ impl<G: Generator> PopulationTrainer<G> {
             at += 8 + len;
             Ok(s)
         };
-        let mut population = Vec::new();
+        let mut navigators = Vec::new();
         for _ in &header.state.sampling_rngs {
-            let (ckpt, learner) = (part()?, part()?);
-            let (mut nav, _) = Navigator::load(ckpt, device, 0).map_err(|e| e.to_string())?;
-            if !learner.is_empty() {
-                nav.load_optimizer_state(learner)?;
-            }
-            population.push(nav);
+            navigators.push((part()?, part()?));
         }
-        let gen_state = part()?;
-        if !gen_state.is_empty() {
-            generator.load_state(gen_state)?;
-        }
+        let generator = part()?;
         if at != record.len() {
             return Err("the run snapshot is damaged: unexpected bytes after its parts".into());
         }
-        if population.is_empty() {
+        if navigators.is_empty() {
             return Err("the run snapshot has no navigators".into());
         }
-        Self::from_state(population, generator, header.config, &header.state)
+        Ok(SnapshotParts { header, navigators, generator })
+    }
+
+    /// The name of the generator the run trained with.
+    pub fn generator_name(&self) -> &str {
+        &self.header.generator
     }
 }

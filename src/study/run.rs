@@ -49,6 +49,8 @@ pub struct Summary {
 struct Window {
     iterations: u64,
     successes: f64,
+    /// Per navigator: the sum over designs of its share of successful episodes on each.
+    nav_successes: Vec<f64>,
     returns: Vec<f64>,
     placed: u64,
     active: u64,
@@ -74,6 +76,10 @@ impl Window {
             let returns = it.returns(d);
             if self.returns.len() < returns.len() {
                 self.returns.resize(returns.len(), 0.0);
+                self.nav_successes.resize(returns.len(), 0.0);
+            }
+            for (i, e) in eps.iter().enumerate() {
+                self.nav_successes[i] += e.iter().filter(|e| e.success()).count() as f64 / e.len().max(1) as f64;
             }
             for (i, r) in returns.iter().enumerate() {
                 self.returns[i] += r.iter().sum::<f64>() / r.len().max(1) as f64;
@@ -111,6 +117,7 @@ impl Window {
             repeats: some(self.repeats as f64),
             regret: some(self.regret),
             success: self.successes / n,
+            success_per_navigator: self.nav_successes.iter().map(|s| s / n).collect(),
         }
     }
 }
@@ -230,13 +237,14 @@ pub fn train(cfg: &RunConfig, dir: Option<&str>, log: &mut dyn FnMut(&str)) -> R
             let w = &window;
             let n = w.iterations.max(1) as f64;
             log(&format!(
-                "  last {} designs: {:.1} pages, {:.1} primitives ({:.0}% active, {:.0}% passive), success {:.0}%, mean return per navigator {}",
+                "  last {} designs: {:.1} pages, {:.1} primitives ({:.0}% active, {:.0}% passive), success {:.0}% (per navigator {}), mean return per navigator {}",
                 w.iterations,
                 w.pages as f64 / n,
                 w.placed as f64 / n,
                 100.0 * w.active as f64 / w.placed.max(1) as f64,
                 100.0 * w.passive as f64 / w.placed.max(1) as f64,
                 100.0 * w.successes / n,
+                w.nav_successes.iter().map(|s| format!("{:.0}%", 100.0 * s / n)).collect::<Vec<_>>().join(" / "),
                 w.returns.iter().map(|r| format!("{:.2}", r / n)).collect::<Vec<_>>().join(" / ")
             ));
             if w.reports > 0 {

@@ -27,6 +27,10 @@ pub struct Point {
     pub repeats: Option<f64>,
     pub regret: Option<f64>,
     pub success: f64,
+    /// Each navigator's share of successful training episodes (absent in runs saved before it
+    /// was kept): a population whose one navigator never succeeds shows here.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub success_per_navigator: Vec<f64>,
 }
 
 /// What the curves and the plot keep over a run, saved beside each snapshot.
