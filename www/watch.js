@@ -87,14 +87,18 @@ export function initWatch(ctx) {
   }
 
   // Runs `work` holding the page, with the buttons showing it; an error is shown and ends the
-  // episode.
+  // episode. Only the newest episode request counts: one the play loop made just before a person
+  // changed the task and pressed New episode is dropped (newEpisode), and an error of work begun
+  // before a newer request is not shown, so a message belongs to the task the picker shows.
+  let requested = 0;
   async function holding(work) {
+    const asked = requested;
     busy = true;
     setButtons();
     try {
       await work();
     } catch (e) {
-      ctx.message(errorText(e));
+      if (asked === requested) ctx.message(errorText(e));
       done = true;
     } finally {
       busy = false;
@@ -103,7 +107,9 @@ export function initWatch(ctx) {
   }
 
   async function newEpisode(seed = ctx.seed()) {
+    const mine = ++requested;
     await idle();
+    if (mine !== requested) return;
     await holding(async () => {
       ctx.message('');
       $('steps').innerHTML = '';
