@@ -5,7 +5,7 @@
 //! cargo run --release --example inspect_navigator -- CHECKPOINT.wln SITE-LEVEL [episodes (5)]
 
 use burn::prelude::Device;
-use weblab::env::{Action, Environment, Observation};
+use weblab::env::{Action, Environment, Observation, is_success};
 use weblab::gminiwob::test_sites::test_site;
 use weblab::navigator::Navigator;
 use weblab::navigator::features::EpisodeMemory;
@@ -52,6 +52,7 @@ fn main() -> Result<(), String> {
     // INSPECT_QUIET: only the summary line. The summary: successes, steps and return per episode.
     let sample = std::env::var_os("INSPECT_SAMPLE").is_some();
     let quiet = std::env::var_os("INSPECT_QUIET").is_some();
+    let alternatives = std::env::var_os("INSPECT_ALTERNATIVES").is_some();
     let (mut wins, mut steps, mut total) = (0u32, 0u64, 0.0f64);
     block_on(async {
         for seed in JUDGE_SEEDS_FROM..JUDGE_SEEDS_FROM + episodes {
@@ -68,27 +69,25 @@ fn main() -> Result<(), String> {
                     }
                     break;
                 };
-                // How sure the policy is: a saturated one (p near 1, entropy near 0) gets no
-                // gradient from the actions it never samples, which is how a navigator stays dead.
-                let (probs, value) = nav.policy(&state).await?;
-                let p_choice = probs.iter().find(|(a, _)| *a == choice).map_or(0.0, |&(_, p)| p);
-                let entropy: f32 = probs.iter().map(|&(_, p)| if p > 0.0 { -p * p.ln() } else { 0.0 }).sum();
                 let action = state.action(choice);
-                let line = describe(&obs, &action);
+                // How sure the policy is (a second forward, only when shown): a saturated one (p
+                // near 1, entropy near 0) gets no gradient from the actions it never samples.
+                let shown = if quiet { None } else { Some(nav.policy(&state).await?) };
                 let step = Environment::step(&mut env, &action).await.map_err(|e| e.to_string())?;
                 memory.acted(&state, choice);
                 steps += 1;
                 total += step.learning_reward();
-                if quiet {
-                    // nothing per step
-                } else {
+                if let Some((probs, value)) = shown {
+                    let p_choice = probs.iter().find(|(a, _)| *a == choice).map_or(0.0, |&(_, p)| p);
+                    let entropy: f32 = probs.iter().map(|&(_, p)| if p > 0.0 { -p * p.ln() } else { 0.0 }).sum();
                     println!(
-                        "  {line}  r {:+.2}  p {p_choice:.3} of {} open, entropy {entropy:.2} nats, value {value:+.2}",
+                        "  {}  r {:+.2}  p {p_choice:.3} of {} open, entropy {entropy:.2} nats, value {value:+.2}",
+                        describe(&obs, &action),
                         step.learning_reward(),
                         probs.len()
                     );
-                    if std::env::var_os("INSPECT_ALTERNATIVES").is_some() {
-                        let mut ranked = probs.clone();
+                    if alternatives {
+                        let mut ranked = probs;
                         ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
                         for &(a, p) in ranked.iter().skip(1).take(4) {
                             println!("      or {}  p {p:.3}", describe(&obs, &state.action(a)));
@@ -96,7 +95,7 @@ fn main() -> Result<(), String> {
                     }
                 }
                 if step.done {
-                    wins += u32::from(step.raw_reward > 0.0);
+                    wins += u32::from(is_success(step.raw_reward));
                     if !quiet {
                         println!("  ended: raw {} {}", step.raw_reward, step.reason.unwrap_or_default());
                     }

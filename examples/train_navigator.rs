@@ -77,12 +77,8 @@ fn parse() -> Result<Args, String> {
             other => return Err(format!("unknown option {other}; --help for the usage")),
         }
     }
-    if let Some(file) = &a.from {
-        if configured || head_flag.is_some() || bidirectional {
-            return Err("--from takes the saved navigator's config: drop --config, --head and --bidirectional".into());
-        }
-        let bytes = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
-        a.config = Navigator::load(&bytes, &Device::flex(), 0).map_err(|e| format!("{file}: {e}"))?.0.cfg.clone();
+    if a.from.is_some() && (configured || head_flag.is_some() || bidirectional) {
+        return Err("--from takes the saved navigator's config: drop --config, --head and --bidirectional".into());
     }
     // The flags win over --config, whichever came first.
     if let Some(h) = head_flag {
@@ -109,12 +105,13 @@ fn run<G: Generator>(args: &Args, generator: G) -> Result<(), String> {
         }
         None => Navigator::new(args.config.clone(), &device, args.common.seed)?,
     };
+    // The config the navigator has: --config's, or the saved one's under --from.
+    let c = nav.cfg.clone();
     let name = generator.name();
     // A navigator alone is a population of one; M is its episodes_per_update.
-    let loop_cfg = LoopConfig { episodes: args.config.episodes_per_update, designs: args.designs, ..LoopConfig::default() };
+    let loop_cfg = LoopConfig { episodes: c.episodes_per_update, designs: args.designs, ..LoopConfig::default() };
     let mut trainer = PopulationTrainer::new(vec![nav], generator, loop_cfg.clone(), args.common.seed)?;
     let mut sims = sim_pool(loop_cfg.episodes * loop_cfg.designs);
-    let c = &args.config;
     println!(
         "navigator, generator {name} ({}), seed {}, {} parameters, head {}, {} LSTM, M = {} episodes per design, D = {} designs per iteration; judged on {} seeds per cell",
         args.generator,
