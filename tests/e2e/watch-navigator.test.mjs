@@ -1,5 +1,6 @@
-// End-to-end: the shipped gMiniWoB navigator (agents/navigator-code.wln) in the Watch view of the
-// built app (dist/): picked with a test site and level, it acts greedily on login level 0 with its
+// End-to-end: the shipped gMiniWoB navigators (agents/navigator-code.wln, the best, and
+// navigator-b-paired.wln) in the Watch view of the built app (dist/): both offered, best first;
+// picked with a test site and level, it acts greedily on login level 0 with its
 // choice drawn over the page, fills the site's fields with the profile's values, and the episodes
 // and successes are counted; the watched episodes agree with judging on the same seeds; a share
 // link replays a solved episode; a fast run counts episodes; a damaged .wln is refused and the
@@ -20,8 +21,11 @@ const manifest = JSON.parse(readFileSync(join(here, '..', '..', 'agents', 'manif
 
 const WAIT = { timeout: 120_000, polling: 50 };
 const app = servedApp();
-// The shipped navigator, as the manifest lists it (its judged cells are checked below).
-const NAV = manifest.agents.find((a) => a.kind === 'navigator');
+// The shipped navigators, as the manifest lists them, best judged first (their cells are checked
+// below); NAV, the first, is the one the views pick.
+const NAVS = manifest.agents.filter((a) => a.kind === 'navigator');
+const NAV = NAVS[0];
+const OFFERED = NAVS.map((n) => `${n.name} (pretrained)`);
 const pct = (x) => Math.round(100 * x);
 
 const text = (page, sel) => page.evaluate((s) => document.querySelector(s).textContent, sel);
@@ -34,16 +38,17 @@ const overlayDrawn = (page) => page.evaluate(() => {
   return false;
 });
 
-test('the manifest ships a navigator beside the DOM-Q-Net agents, with its live judgement', () => {
-  const navs = manifest.agents.filter((a) => a.kind === 'navigator');
-  assert.equal(navs.length, 1);
-  const nav = navs[0];
-  assert.equal(nav.file, 'navigator-code.wln');
-  assert.match(nav.trained_on, /^CoDE, seed \d+$/);
-  assert.deepEqual(Object.keys(nav.judged.test_sites), ['login', 'address', 'payment', 'flight', 'shopping']);
-  for (const levels of Object.values(nav.judged.test_sites)) assert.equal(levels.length, 4);
-  const cells = Object.values(nav.judged.test_sites).flat();
-  assert.equal(nav.judged.grid_mean, Number((cells.reduce((a, x) => a + x, 0) / cells.length).toFixed(4)));
+test("the manifest ships CoDE's and Flexible b-PAIRED's navigators beside the DOM-Q-Net agents, best judged first", () => {
+  assert.deepEqual(NAVS.map((n) => n.file), ['navigator-code.wln', 'navigator-b-paired.wln']);
+  assert.match(NAVS[0].trained_on, /^CoDE, seed \d+$/);
+  assert.match(NAVS[1].trained_on, /^Flexible b-PAIRED, seed \d+$/);
+  for (const nav of NAVS) {
+    assert.deepEqual(Object.keys(nav.judged.test_sites), ['login', 'address', 'payment', 'flight', 'shopping']);
+    for (const levels of Object.values(nav.judged.test_sites)) assert.equal(levels.length, 4);
+    const cells = Object.values(nav.judged.test_sites).flat();
+    assert.equal(nav.judged.grid_mean, Number((cells.reduce((a, x) => a + x, 0) / cells.length).toFixed(4)));
+  }
+  assert.ok(NAVS[0].judged.grid_mean >= NAVS[1].judged.grid_mean);
   assert.ok(manifest.agents.filter((a) => !a.kind).every((a) => Array.isArray(a.tasks) && a.file.endsWith('.wlq')));
 });
 
@@ -58,7 +63,7 @@ test('the Watch view runs the shipped navigator on login level 0: fields filled,
   assert.equal(await page.isVisible('#watch-site'), true);
   assert.equal(await page.isVisible('#task'), false, 'no MiniWoB task picker for the navigator');
   assert.equal(await page.isVisible('#max-steps'), false, 'a generated site ends at its own step limit');
-  assert.deepEqual(await page.$$eval('#watch-navigator option', (os) => os.map((o) => o.textContent)), ['navigator-code (pretrained)']);
+  assert.deepEqual(await page.$$eval('#watch-navigator option', (os) => os.map((o) => o.textContent)), OFFERED);
   assert.deepEqual(await page.$$eval('#watch-site option', (os) => os.map((o) => o.value)), ['login', 'address', 'payment', 'flight', 'shopping']);
   await page.selectOption('#watch-site', 'login');
   await page.selectOption('#watch-level', '0');
@@ -160,7 +165,7 @@ test('the Watch view runs the shipped navigator on login level 0: fields filled,
   await page.setInputFiles('#watch-nav-file', { name: 'broken.wln', mimeType: 'application/octet-stream', buffer: Buffer.from('WLNAV not really a checkpoint') });
   await page.waitForFunction(() => !document.getElementById('message').hidden, null, WAIT);
   assert.match(await text(page, '#message-text'), /^broken\.wln was not loaded: .+\. The current navigator stays\.$/);
-  assert.deepEqual(await page.$$eval('#watch-navigator option', (os) => os.map((o) => o.textContent)), ['navigator-code (pretrained)']);
+  assert.deepEqual(await page.$$eval('#watch-navigator option', (os) => os.map((o) => o.textContent)), OFFERED);
   await page.click('#new-episode');
   await page.waitForFunction(() => !document.getElementById('new-episode').disabled && !document.getElementById('step').disabled, null, WAIT);
   await page.click('#step');
@@ -172,6 +177,11 @@ test('the Watch view runs the shipped navigator on login level 0: fields filled,
   await page.waitForFunction(() => /Loaded the navigator mine\.wln/.test(document.getElementById('message-text').textContent), null, WAIT);
   assert.equal(await page.inputValue('#watch-navigator'), 'own');
   await page.waitForFunction(() => /^Your navigator "mine\.wln"/.test(document.getElementById('agent-note').textContent), null, WAIT);
+
+  // The second shipped navigator, picked, is the one that acts next.
+  await page.selectOption('#watch-navigator', `shipped:${NAVS[1].name}`);
+  await page.click('#new-episode');
+  await page.waitForFunction((n) => document.getElementById('agent-note').textContent.startsWith(`Pretrained navigator "${n}": trained on Flexible b-PAIRED`), NAVS[1].name, WAIT);
 
   // Back to DOM-Q-Net: the task picker returns.
   await page.selectOption('#policy', 'oracle');
