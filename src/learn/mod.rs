@@ -1,9 +1,10 @@
 //! What the learning agents share: the [`Agent`] interface the learner worker drives, their
-//! counters, Adam with its moments kept for snapshots, vocabularies grown online with caps, and
+//! counters, Adam with its moments kept for snapshots, gradient clipping, vocabularies grown online with caps, and
 //! the checkpoint container.
 
 pub mod adam;
 pub mod checkpoint;
+pub mod clip;
 pub mod failures;
 pub mod init;
 pub mod vocab;

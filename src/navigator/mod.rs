@@ -5,7 +5,8 @@
 //!
 //! - `config`: every hyperparameter, with its value and source;
 //! - `features`: from an observation to tokens, element features and open choices;
-//! - `model`: the network (burn);
+//! - `padded`: a batch of states laid out for the network;
+//! - `model`: the network (burn), its element LSTM in `lstm`;
 //! - `agent`: acting and the learners (A2C; DQN with its target network);
 //! - `replay`: the DQN head's replay buffer;
 //! - `checkpoint`: `.wln` files (the container shared with DOM-Q-Net's);
@@ -16,7 +17,9 @@ pub mod agent;
 pub mod checkpoint;
 pub mod config;
 pub mod features;
+mod lstm;
 pub mod model;
+pub mod padded;
 pub mod replay;
 pub mod rollout;
 pub mod train;

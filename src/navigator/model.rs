@@ -6,141 +6,19 @@
 //! and takes the value from the element marginal used as attention over the elements; the DQN
 //! head reads the same scores as Q-values.
 
-use std::collections::HashMap;
-
 use burn::module::{Initializer, Param};
 use burn::nn::{Linear, LinearConfig};
 use burn::prelude::*;
 use burn::tensor::IndexingUpdateOp;
-use burn::tensor::activation::{log_softmax, relu, sigmoid, tanh};
+use burn::tensor::activation::{log_softmax, relu};
 
 use super::config::NavigatorConfig;
-use super::features::{ATTRIBUTES, ELEMENT_FEATURES, NavAction, NavState};
-use crate::learn::vocab::PAD;
+use super::features::{ATTRIBUTES, ELEMENT_FEATURES};
+use super::lstm::ElementLstm;
+pub use super::padded::Padded;
 
 /// Added to the logits of closed choices: their probability is exp(−1e9) = 0.
 pub const CLOSED: f32 = -1e9;
-
-/// A standard LSTM (Hochreiter & Schmidhuber; gates i, f, g, o) that projects every element's
-/// input in one product before stepping, so each step is one small product with the state.
-#[derive(Module, Debug)]
-pub struct ElementLstm {
-    w_x: Linear,
-    w_h: Linear,
-    hidden: usize,
-}
-
-impl ElementLstm {
-    fn new(d_in: usize, hidden: usize, device: &Device) -> Self {
-        let w_x = LinearConfig::new(d_in, 4 * hidden).init(device);
-        // Forget-gate bias 1 (Jozefowicz et al., 2015), so early steps keep their memory.
-        let mut bias = vec![0.0f32; 4 * hidden];
-        bias[hidden..2 * hidden].fill(1.0);
-        let w_x = Linear { bias: Some(Param::from_tensor(Tensor::from_data(TensorData::new(bias, [4 * hidden]), device))), ..w_x };
-        let w_h = LinearConfig::new(hidden, 4 * hidden).with_bias(false).init(device);
-        ElementLstm { w_x, w_h, hidden }
-    }
-
-    /// [b, n, d_in] → [b, n, hidden], every state over all n steps: the dense reference the
-    /// packed pass is tested against.
-    #[cfg(test)]
-    fn forward(&self, x: Tensor<3>) -> Tensor<3> {
-        let [b, n, d_in] = x.dims();
-        let h_dim = self.hidden;
-        let xw = self.w_x.forward(x.reshape([b * n, d_in])).reshape([b, n, 4 * h_dim]);
-        let dev = xw.device();
-        let mut h = Tensor::<2>::zeros([b, h_dim], &dev);
-        let mut c = Tensor::<2>::zeros([b, h_dim], &dev);
-        let mut out = Vec::with_capacity(n);
-        for t in 0..n {
-            let gates = xw.clone().slice([0..b, t..t + 1, 0..4 * h_dim]).reshape([b, 4 * h_dim]) + self.w_h.forward(h);
-            (h, c) = Self::cell(gates, c);
-            out.push(h.clone());
-        }
-        Tensor::stack(out, 1)
-    }
-
-    /// One step's gates [rows, 4·hidden] and cell state → the new (h, c).
-    fn cell(gates: Tensor<2>, c: Tensor<2>) -> (Tensor<2>, Tensor<2>) {
-        let g = gates.chunk(4, 1);
-        let (i, f, cand, o) = (sigmoid(g[0].clone()), sigmoid(g[1].clone()), tanh(g[2].clone()), sigmoid(g[3].clone()));
-        let c = f * c + i * cand;
-        (o * tanh(c.clone()), c)
-    }
-
-    /// The LSTM over each state's own elements only, as packed sequences: states longest first,
-    /// step t updates just the states with more than t elements, so a batch costs its elements,
-    /// not b × its longest state (a batch mixes sites of 5 and 76 elements). The input of an
-    /// element is its distinct encoding `enc` ([distinct, latent]; `p`'s rows) beside its
-    /// features; the input product is taken once per distinct element and each step selects its
-    /// rows, so no step slices a tensor of the whole batch (whose gradient would be a zero tensor
-    /// of that size per step). `reverse`: each state read from its last element (the BiLSTM's
-    /// backward direction), outputs put back at their elements. [b, e, hidden], zero past a
-    /// state's own elements (those choices are closed).
-    fn forward_packed(&self, enc: Tensor<2>, p: &Padded, reverse: bool) -> Tensor<3> {
-        let (b, e, h_dim) = (p.b, p.e, self.hidden);
-        let l = enc.dims()[1];
-        let dev = enc.device();
-        let plain = dev.clone().without_autodiff();
-        let w = self.w_x.weight.val(); // [latent + features, 4·hidden]
-        let w_feat = w.clone().slice([l..l + ELEMENT_FEATURES, 0..4 * h_dim]);
-        let mut projected = enc.matmul(w.slice([0..l, 0..4 * h_dim]));
-        if let Some(bias) = &self.w_x.bias {
-            projected = projected + bias.val().reshape([1, 4 * h_dim]);
-        }
-        let mut order: Vec<usize> = (0..b).collect();
-        order.sort_by_key(|&s| std::cmp::Reverse(p.lens[s]));
-        let live0 = order.iter().filter(|&&s| p.lens[s] > 0).count();
-        let mut h = Tensor::<2>::zeros([live0, h_dim], &dev);
-        let mut c = Tensor::<2>::zeros([live0, h_dim], &dev);
-        let mut out = Vec::with_capacity(e);
-        for t in 0..e {
-            let live = order.iter().take_while(|&&s| p.lens[s] > t).count();
-            if live == 0 {
-                out.push(Tensor::<2>::zeros([b, h_dim], &dev));
-                continue;
-            }
-            if live < h.dims()[0] {
-                h = h.slice([0..live, 0..h_dim]);
-                c = c.slice([0..live, 0..h_dim]);
-            }
-            let mut rows = Vec::with_capacity(live);
-            let mut feats = Vec::with_capacity(live * ELEMENT_FEATURES);
-            for &s in &order[..live] {
-                let at = s * e + if reverse { p.lens[s] - 1 - t } else { t };
-                rows.push(p.el_rows[at]);
-                feats.extend_from_slice(&p.features[at * ELEMENT_FEATURES..(at + 1) * ELEMENT_FEATURES]);
-            }
-            let rows = Tensor::<1, Int>::from_data(TensorData::new(rows, [live]), &plain);
-            let feats = Tensor::<2>::from_data(TensorData::new(feats, [live, ELEMENT_FEATURES]), &plain);
-            let gates = projected.clone().select(0, rows) + feats.matmul(w_feat.clone()) + self.w_h.forward(h);
-            (h, c) = Self::cell(gates, c);
-            out.push(if live < b { Tensor::cat(vec![h.clone(), Tensor::zeros([b - live, h_dim], &dev)], 0) } else { h.clone() });
-        }
-        let sorted = Tensor::stack(out, 1); // row k is state order[k]
-        let unsorted = if order.iter().enumerate().all(|(k, &s)| k == s) {
-            sorted
-        } else {
-            let mut at = vec![0i64; b];
-            for (k, &s) in order.iter().enumerate() {
-                at[s] = k as i64;
-            }
-            sorted.select(0, Tensor::<1, Int>::from_data(TensorData::new(at, [b]), &plain))
-        };
-        if reverse { reverse_within(unsorted, &p.lens) } else { unsorted }
-    }
-}
-
-/// Reverses each state's first `lens[b]` rows of a [b, e, d] tensor, leaving its padding where
-/// it is: a backward LSTM run forward over the result reads each state from its own last
-/// element, never from padding. Its own inverse.
-fn reverse_within(x: Tensor<3>, lens: &[usize]) -> Tensor<3> {
-    let [b, e, d] = x.dims();
-    let idx: Vec<i64> = (0..b).flat_map(|bi| (0..e).map(move |t| (bi * e + if t < lens[bi] { lens[bi] - 1 - t } else { t }) as i64)).collect();
-    let plain = x.device().without_autodiff();
-    let idx = Tensor::<1, Int>::from_data(TensorData::new(idx, [b * e]), &plain);
-    x.reshape([b * e, d]).select(0, idx).reshape([b, e, d])
-}
 
 #[derive(Module, Debug)]
 pub struct NavigatorModel {
@@ -160,143 +38,6 @@ pub struct NavigatorModel {
     value_out: Linear,
     embedding_dim: usize,
     latent_dim: usize,
-}
-
-/// A batch of states padded to the same number of elements and fields. An element's encoding
-/// before the LSTM depends only on its tokens, and a batch's states repeat most of their elements
-/// (the same site step after step, episode after episode), so each distinct element's tokens are
-/// read once and its encoding shared by every place it appears.
-#[derive(Clone, Debug)]
-pub struct Padded {
-    pub b: usize,
-    /// Elements and fields per state after padding (fields at least 1).
-    pub e: usize,
-    pub f: usize,
-    /// Each state's own number of elements.
-    lens: Vec<usize>,
-    /// Distinct elements (by their tokens; padding reads as an element without tokens).
-    pub distinct: usize,
-    /// For each (state, element) slot, its distinct element.
-    el_rows: Vec<i64>,
-    /// Non-pad token ids of the distinct elements' attributes and the (distinct element,
-    /// attribute) group of each.
-    el_tokens: Vec<i64>,
-    el_groups: Vec<i64>,
-    /// Tokens per (distinct element, attribute) group, at least 1 (empty groups stay zero).
-    el_counts: Vec<f32>,
-    fd_tokens: Vec<i64>,
-    fd_groups: Vec<i64>,
-    fd_counts: Vec<f32>,
-    /// [b, e, ELEMENT_FEATURES].
-    features: Vec<f32>,
-    /// [b, f·e + e]: 0 for open choices, CLOSED for the rest.
-    mask: Vec<f32>,
-}
-
-impl Padded {
-    pub fn new(states: &[&NavState]) -> Padded {
-        let b = states.len();
-        let e = states.iter().map(|s| s.elements).max().unwrap_or(0).max(1);
-        let f = states.iter().map(|s| s.fields).max().unwrap_or(0).max(1);
-        let mut p = Padded {
-            b,
-            e,
-            f,
-            lens: states.iter().map(|s| s.elements).collect(),
-            distinct: 0,
-            el_rows: Vec::with_capacity(b * e),
-            el_tokens: Vec::new(),
-            el_groups: Vec::new(),
-            el_counts: Vec::new(),
-            fd_tokens: Vec::new(),
-            fd_groups: Vec::new(),
-            fd_counts: vec![1.0; b * f],
-            features: vec![0.0; b * e * ELEMENT_FEATURES],
-            mask: vec![CLOSED; b * (f * e + e)],
-        };
-        let no_tokens = [PAD; ATTRIBUTES];
-        let mut seen: HashMap<&[u32], usize> = HashMap::new();
-        for (si, s) in states.iter().enumerate() {
-            let t = s.max_tokens;
-            for el in 0..e {
-                let toks = if el < s.elements { &s.element_tokens[el * ATTRIBUTES * t..(el + 1) * ATTRIBUTES * t] } else { &no_tokens[..] };
-                let row = p.distinct_row(&mut seen, toks);
-                p.el_rows.push(row);
-            }
-            for el in 0..s.elements {
-                let at = (si * e + el) * ELEMENT_FEATURES;
-                p.features[at..at + ELEMENT_FEATURES].copy_from_slice(&s.element_features[el * ELEMENT_FEATURES..(el + 1) * ELEMENT_FEATURES]);
-            }
-            for fi in 0..s.fields {
-                let group = si * f + fi;
-                let mut n = 0;
-                for &tok in s.field_tokens[fi * t..(fi + 1) * t].iter().filter(|&&x| x != PAD) {
-                    p.fd_tokens.push(tok as i64);
-                    p.fd_groups.push(group as i64);
-                    n += 1;
-                }
-                p.fd_counts[group] = n.max(1) as f32;
-            }
-            let row = si * (f * e + e);
-            for fi in 0..s.fields {
-                for el in 0..s.elements {
-                    if s.set_open[fi * s.elements + el] {
-                        p.mask[row + fi * e + el] = 0.0;
-                    }
-                }
-            }
-            for el in 0..s.elements {
-                if s.click_open[el] {
-                    p.mask[row + f * e + el] = 0.0;
-                }
-            }
-        }
-        p
-    }
-
-    /// The distinct element with these tokens (all attributes', `ATTRIBUTES` runs of equal
-    /// length), added when new.
-    fn distinct_row<'a>(&mut self, seen: &mut HashMap<&'a [u32], usize>, toks: &'a [u32]) -> i64 {
-        if let Some(&row) = seen.get(toks) {
-            return row as i64;
-        }
-        let row = self.distinct;
-        self.distinct += 1;
-        seen.insert(toks, row);
-        let t = toks.len() / ATTRIBUTES;
-        for a in 0..ATTRIBUTES {
-            let group = row * ATTRIBUTES + a;
-            let mut n = 0;
-            for &tok in toks[a * t..(a + 1) * t].iter().filter(|&&x| x != PAD) {
-                self.el_tokens.push(tok as i64);
-                self.el_groups.push(group as i64);
-                n += 1;
-            }
-            self.el_counts.push(n.max(1) as f32);
-        }
-        row as i64
-    }
-
-    /// Index of a choice in this batch's padded flat layout.
-    pub fn index(&self, a: NavAction) -> usize {
-        match a {
-            NavAction::Set { field, element } => field * self.e + element,
-            NavAction::Click { element } => self.f * self.e + element,
-        }
-    }
-
-    /// The choice at a padded flat index.
-    pub fn choice(&self, i: usize) -> NavAction {
-        if i < self.f * self.e {
-            NavAction::Set { field: i / self.e, element: i % self.e }
-        } else {
-            NavAction::Click { element: i - self.f * self.e }
-        }
-    }
-
-    pub fn width(&self) -> usize {
-        self.f * self.e + self.e
-    }
 }
 
 /// The network's scores for a batch before any head reads them.
@@ -358,6 +99,7 @@ impl NavigatorModel {
     /// pass is tested against).
     #[cfg(test)]
     pub fn encode_elements(&self, x: Tensor<3>, lens: &[usize]) -> Tensor<3> {
+        use super::lstm::reverse_within;
         let fwd = self.lstm.forward(x.clone());
         match &self.lstm_backward {
             None => fwd,
@@ -427,7 +169,7 @@ impl NavigatorModel {
 mod tests {
     use super::*;
     use crate::learn::vocab::Vocab;
-    use crate::navigator::features::{EpisodeMemory, encode, tests::observation};
+    use crate::navigator::features::{EpisodeMemory, NavAction, encode, tests::observation};
 
     #[test]
     fn the_configs_parameter_count_is_the_networks() {

@@ -72,7 +72,9 @@ test('a cross-origin task folder gets a clear message and the lab keeps running'
   await page.fill('#task-name', 'click-test');
   await page.click('#new-episode');
   await page.waitForFunction(() => /points to another site/.test(document.getElementById('message').textContent)).catch(async (e) => {
-    const seen = await page.evaluate(() => ({ ready: document.body.dataset.ready, message: document.getElementById('message').textContent, play: document.getElementById('play').textContent }));
+    // What the boxes held too: the one failure seen (under load, before 7b0aa30) read an empty folder.
+    const seen = await page.evaluate(() => ({ ready: document.body.dataset.ready, message: document.getElementById('message').textContent, play: document.getElementById('play').textContent,
+      source: document.getElementById('source').value, folder: document.getElementById('base-url').value, name: document.getElementById('task-name').value, policy: document.getElementById('policy').value }));
     throw new Error(`${e.message}\npage showed: ${JSON.stringify(seen)}`);
   });
   assert.match(await page.textContent('#message'), /its folder "https:\/\/example\.com\/miniwob\/html\/miniwob\/" points to another site/);
