@@ -108,6 +108,9 @@ export function initWatch(ctx) {
 
   async function newEpisode(seed = ctx.seed()) {
     const mine = ++requested;
+    // The task as picked when the request is made: the picker may read otherwise by the time the
+    // page is free (a folder's boxes half filled), and what it reads then is a later request's.
+    const picked = ctx.task(), spec = ctx.taskSpec();
     await idle();
     if (mine !== requested) return;
     await holding(async () => {
@@ -134,17 +137,17 @@ export function initWatch(ctx) {
         showTally(lab.navigatorTally());
         return;
       }
-      if (policy === 'dqn' && !(await agents.ensure())) policy = 'oracle';
+      if (policy === 'dqn' && !(await agents.ensure(picked, spec))) policy = 'oracle';
       $('watch-switch-row').hidden = !(policy === 'dqn' && agents.multitask());
       if (policy !== 'dqn') $('agent-note').textContent = policy === 'oracle' ? 'A scripted solution that reads the page.' : 'Uniform over elements; types goal words.';
       lab.setConfig({ max_steps: maxSteps(), hold_clock: true }, [0]);
-      obs = await lab.watchReset(ctx.task(), seed, policy);
+      obs = await lab.watchReset(picked, seed, policy);
       holdCover(true);
       // The page's seed: an agent acts on a seed it never trained on (the lab's rule, in Rust).
       // `from` is the seed box's value, which the next episode counts on from.
       const from = seed;
       seed = lab.watchSeed();
-      episode = { task: ctx.taskSpec(), seed, from, actions: [], raw: null, policy };
+      episode = { task: spec, seed, from, actions: [], raw: null, policy };
       done = false;
       $('utterance').textContent = obs.instruction.utterance;
       $('steps-title').textContent = `Steps · seed ${seed}`;

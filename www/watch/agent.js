@@ -59,10 +59,9 @@ export function agentLoader(ctx) {
       const entry = ctx.agents.find((a) => a.name === name);
       return load({ name, url: `agents/${entry.file}` });
     },
-    // The agent for the task on the page, loaded; false (and a note saying so) when there is none.
-    async ensure() {
-      const spec = ctx.taskSpec();
-      const t = ctx.task();
+    // The agent for the task (the picker's, or the one an episode request was made for), loaded;
+    // false (and a note saying so) when there is none.
+    async ensure(t = ctx.task(), spec = ctx.taskSpec()) {
       const key = typeof t === 'string' ? t : spec.name;
       const found = agentFor(key);
       if (!found) {
