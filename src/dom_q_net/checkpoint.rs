@@ -192,6 +192,7 @@ mod tests {
     use super::*;
     use crate::dom_q_net::features::encode;
     use crate::env::Environment;
+    use crate::learn::init::unseeded;
     use crate::sim::SimEnv;
     use crate::util::block_on;
     use burn::module::{ModuleMapper, Param};
@@ -412,15 +413,15 @@ mod tests {
             let half = precision == Precision::Half;
             let vocabs = Vocabs::new(cfg.tag_vocab, cfg.text_vocab, cfg.class_vocab);
             let poison = |half| Poison { which: 5, seen: 0, value, half };
-            let poisoned = DomQNetAgent::assemble(cfg.clone(), vocabs.clone(), DomQNetModel::new(&cfg, &dev).map(&mut poison(false)));
+            let poisoned = DomQNetAgent::assemble(cfg.clone(), vocabs.clone(), unseeded(|| DomQNetModel::new(&cfg, &dev)).map(&mut poison(false)));
             let err = block_on(poisoned.save_with(&["sim-click".into()], precision)).unwrap_err();
             assert!(err.contains("non-finite weights"), "{value} ({precision:?}): {err}");
 
             // A file whose record carries them (written around that check) is refused on loading.
-            let good = DomQNetAgent::assemble(cfg.clone(), vocabs, DomQNetModel::new(&cfg, &dev));
+            let good = DomQNetAgent::assemble(cfg.clone(), vocabs, unseeded(|| DomQNetModel::new(&cfg, &dev)));
             let bytes = block_on(good.save_with(&["sim-click".into()], precision)).unwrap();
             let parts = container::read(&KIND, &bytes).unwrap();
-            let record = DomQNetModel::new(&cfg, &dev).map(&mut poison(half)).into_record().into_bytes().unwrap();
+            let record = unseeded(|| DomQNetModel::new(&cfg, &dev)).map(&mut poison(half)).into_record().into_bytes().unwrap();
             let file = container::write(&KIND, parts.header, &record);
             let ckpt = Checkpoint::from_bytes(&file).unwrap();
             assert_eq!(ckpt.header.half_precision, half);

@@ -422,6 +422,7 @@ mod tests {
     use super::*;
     use crate::dom_q_net::batch::pack;
     use crate::dom_q_net::features::{FOCUSED, NO_PARENT, StateFeatures};
+    use crate::learn::init::{normal, unseeded};
 
     fn values(t: Tensor<2>) -> Vec<f32> {
         t.into_data().try_to_vec::<f32>().unwrap()
@@ -437,7 +438,7 @@ mod tests {
     fn the_bias_noise_starts_at_sigma0_over_root_inputs_or_outputs() {
         let dev = Device::flex();
         let start = |bias_by_outputs| {
-            let layer = NoisyLinear::new(128, 2, NoiseInit { sigma0: 0.5, bias_by_outputs }, &dev);
+            let layer = unseeded(|| NoisyLinear::new(128, 2, NoiseInit { sigma0: 0.5, bias_by_outputs }, &dev));
             let w: Vec<f32> = layer.w_sigma.val().into_data().try_to_vec().unwrap();
             let b: Vec<f32> = layer.b_sigma.val().into_data().try_to_vec().unwrap();
             (w, b)
@@ -456,9 +457,9 @@ mod tests {
     fn shared_parts_give_the_same_layer_output_as_concatenated_rows() {
         let dev = Device::flex();
         let mut rng = Rng::new(3);
-        let layer = NoisyLinear::new(5, 4, PAPER_NOISE, &dev).resample(&mut rng);
-        let own = Tensor::<2>::random([3, 2], burn::tensor::Distribution::Normal(0.0, 1.0), &dev);
-        let shared = Tensor::<2>::random([2, 3], burn::tensor::Distribution::Normal(0.0, 1.0), &dev);
+        let layer = unseeded(|| NoisyLinear::new(5, 4, PAPER_NOISE, &dev)).resample(&mut rng);
+        let own = normal::<2>([3, 2], &dev);
+        let shared = normal::<2>([2, 3], &dev);
         let group = Tensor::<1, Int>::from_data(TensorData::new(vec![1i64, 0, 1], [3]), &dev);
         let rows = Tensor::cat(vec![own.clone(), shared.clone().select(0, group.clone())], 1);
         for noisy in [false, true] {
@@ -472,10 +473,10 @@ mod tests {
     fn a_stream_with_two_hidden_layers_is_in_h_h_out() {
         let dev = Device::flex();
         let mut rng = Rng::new(4);
-        let x = Tensor::<2>::random([3, 5], burn::tensor::Distribution::Normal(0.0, 1.0), &dev);
-        let paper = QStream::new(5, 4, 1, 2, PAPER_NOISE, &dev);
+        let x = normal::<2>([3, 5], &dev);
+        let paper = unseeded(|| QStream::new(5, 4, 1, 2, PAPER_NOISE, &dev));
         assert!(paper.deeper.is_empty());
-        let code = QStream::new(5, 4, 2, 2, PAPER_NOISE, &dev).resample(&mut rng);
+        let code = unseeded(|| QStream::new(5, 4, 2, 2, PAPER_NOISE, &dev)).resample(&mut rng);
         assert_eq!(code.deeper.len(), 1);
         for noisy in [false, true] {
             let h = relu(code.hidden.forward(x.clone(), noisy));
@@ -498,7 +499,7 @@ mod tests {
             DqnConfig { sibling_positions: 3, ..DqnConfig::default() },
         ];
         for cfg in variants {
-            assert_eq!(DomQNetModel::new(&cfg, &dev).num_params() as u64, cfg.num_params(), "{cfg:?}");
+            assert_eq!(unseeded(|| DomQNetModel::new(&cfg, &dev)).num_params() as u64, cfg.num_params(), "{cfg:?}");
         }
     }
 
@@ -532,7 +533,7 @@ mod tests {
         for places in [0, 2, 4] {
             let cfg = DqnConfig { dom_hidden: 16, token_hidden: 8, mode_hidden: 8, sibling_positions: places, ..DqnConfig::default() };
             let mut rng = Rng::new(3);
-            let model = DomQNetModel::new(&cfg, &dev).resample_noise(&mut rng);
+            let model = unseeded(|| DomQNetModel::new(&cfg, &dev)).resample_noise(&mut rng);
             let q = values(model.forward(&pack(&[&boxes], &cfg, &mut rng), false).dom);
             let same = |a: f32, b: f32| (a - b).abs() < 1e-6;
             match places {
@@ -551,7 +552,7 @@ mod tests {
         for (places, noisy) in [(0, false), (0, true), (3, false), (3, true)] {
             let cfg = DqnConfig { dom_hidden: 16, token_hidden: 8, mode_hidden: 8, sibling_positions: places, ..DqnConfig::default() };
             let mut rng = Rng::new(1);
-            let model = DomQNetModel::new(&cfg, &dev).resample_noise(&mut rng);
+            let model = unseeded(|| DomQNetModel::new(&cfg, &dev)).resample_noise(&mut rng);
             let (small, big, bare) = (page(5, 2), page(13, 4), page(3, 0));
             let alone = model.forward(&pack(&[&small], &cfg, &mut rng), noisy);
             let mixed = model.forward(&pack(&[&big, &small, &bare], &cfg, &mut rng), noisy);
@@ -574,7 +575,7 @@ mod tests {
         let cfg = DqnConfig { dom_hidden: 16, token_hidden: 8, mode_hidden: 8, ..DqnConfig::default() };
         let dev = Device::flex().autodiff();
         let mut rng = Rng::new(2);
-        let model = DomQNetModel::new(&cfg, &dev).resample_noise(&mut rng);
+        let model = unseeded(|| DomQNetModel::new(&cfg, &dev)).resample_noise(&mut rng);
         let (small, big, bare) = (page(5, 2), page(13, 4), page(3, 0));
         let p = pack(&[&big, &small, &bare], &cfg, &mut rng);
         let taken = [

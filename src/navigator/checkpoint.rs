@@ -82,6 +82,7 @@ impl crate::learn::Agent for Navigator {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::learn::init::unseeded;
     use crate::navigator::features::{EpisodeMemory, tests::observation};
     use crate::util::block_on;
 
@@ -211,7 +212,7 @@ mod tests {
         }
         let dev = Device::flex();
         let cfg = small();
-        let good = NavigatorModel::new(&cfg, &dev);
+        let good = unseeded(|| NavigatorModel::new(&cfg, &dev));
         let poisoned = good.clone().map(&mut Poison);
         let err = block_on(container::record_bytes(&poisoned, |d| NavigatorModel::new(&cfg, d), Precision::Full)).unwrap_err();
         assert!(err.contains("non-finite"), "{err}");

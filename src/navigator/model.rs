@@ -168,6 +168,7 @@ impl NavigatorModel {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::learn::init::{normal, unseeded};
     use crate::learn::vocab::Vocab;
     use crate::navigator::features::{EpisodeMemory, NavAction, encode, tests::observation};
 
@@ -178,7 +179,7 @@ mod tests {
             NavigatorConfig::default(),
             NavigatorConfig { bidirectional: true, vocab_cap: 77, embedding_dim: 9, latent_dim: 14, ..NavigatorConfig::default() },
         ] {
-            let m = NavigatorModel::new(&cfg, &Device::flex());
+            let m = unseeded(|| NavigatorModel::new(&cfg, &Device::flex()));
             assert_eq!(cfg.num_params(), m.parameter_count() as u64, "{cfg:?}");
         }
     }
@@ -187,7 +188,7 @@ mod tests {
     fn closed_choices_get_no_probability_and_open_ones_sum_to_one() {
         let cfg = NavigatorConfig { vocab_cap: 50, ..NavigatorConfig::default() };
         let dev = Device::flex();
-        let model = NavigatorModel::new(&cfg, &dev);
+        let model = unseeded(|| NavigatorModel::new(&cfg, &dev));
         let mut vocab = Vocab::new(cfg.vocab_cap);
         let mut mem = EpisodeMemory::default();
         let s0 = encode(&observation(), &cfg, &mut vocab, true, &mut mem);
@@ -248,8 +249,8 @@ mod tests {
             let cfg = NavigatorConfig { vocab_cap: 50, latent_dim: 8, embedding_dim: 6, bidirectional, ..NavigatorConfig::default() };
             let dev = Device::flex().autodiff();
             let plain = Device::flex();
-            let model = NavigatorModel::new(&cfg, &dev);
-            let enc = Tensor::<2>::random([7, 8], burn::tensor::Distribution::Normal(0.0, 1.0), &dev);
+            let model = unseeded(|| NavigatorModel::new(&cfg, &dev));
+            let enc = normal::<2>([7, 8], &dev);
             // Weights of each output: random on a state's own elements, zero past them.
             let mut r = crate::rng::Rng::new(9);
             let weights: Vec<f32> = (0..b * e * 8).map(|i| if (i / 8) % e < lens[i / 8 / e] { r.next_f64() as f32 - 0.5 } else { 0.0 }).collect();
@@ -290,8 +291,8 @@ mod tests {
         // Padding after a state's elements cannot change its earlier outputs: a forward LSTM.
         let cfg = NavigatorConfig { vocab_cap: 50, latent_dim: 8, embedding_dim: 6, ..NavigatorConfig::default() };
         let dev = Device::flex();
-        let model = NavigatorModel::new(&cfg, &dev);
-        let x = Tensor::<3>::random([1, 5, 8 + ELEMENT_FEATURES], burn::tensor::Distribution::Normal(0.0, 1.0), &dev);
+        let model = unseeded(|| NavigatorModel::new(&cfg, &dev));
+        let x = normal::<3>([1, 5, 8 + ELEMENT_FEATURES], &dev);
         let short = model.lstm.forward(x.clone().slice([0..1, 0..3, 0..16]));
         let long = model.lstm.forward(x).slice([0..1, 0..3, 0..8]);
         let (a, b): (Vec<f32>, Vec<f32>) = (short.into_data().try_to_vec().unwrap(), long.into_data().try_to_vec().unwrap());
@@ -304,9 +305,9 @@ mod tests {
     fn the_bilstm_reads_elements_both_ways_with_the_same_width() {
         let cfg = NavigatorConfig { vocab_cap: 50, latent_dim: 8, embedding_dim: 6, bidirectional: true, ..NavigatorConfig::default() };
         let dev = Device::flex();
-        let model = NavigatorModel::new(&cfg, &dev);
+        let model = unseeded(|| NavigatorModel::new(&cfg, &dev));
         let d_in = 8 + ELEMENT_FEATURES;
-        let x = Tensor::<3>::random([1, 5, d_in], burn::tensor::Distribution::Normal(0.0, 1.0), &dev);
+        let x = normal::<3>([1, 5, d_in], &dev);
         let full = model.encode_elements(x.clone(), &[5]);
         assert_eq!(full.dims(), [1, 5, 8], "forward and backward halves give latent_dim values");
         let vec = |t: Tensor<3>| t.into_data().try_to_vec::<f32>().unwrap();
@@ -336,8 +337,8 @@ mod tests {
     fn the_bilstm_network_gives_the_same_shapes_and_a_proper_policy() {
         let cfg = NavigatorConfig { vocab_cap: 50, bidirectional: true, ..NavigatorConfig::default() };
         let dev = Device::flex();
-        let model = NavigatorModel::new(&cfg, &dev);
-        let uni = NavigatorModel::new(&NavigatorConfig { bidirectional: false, ..cfg.clone() }, &dev);
+        let model = unseeded(|| NavigatorModel::new(&cfg, &dev));
+        let uni = unseeded(|| NavigatorModel::new(&NavigatorConfig { bidirectional: false, ..cfg.clone() }, &dev));
         // Two LSTMs of half the width: fewer recurrent weights, the rest the same.
         assert!(model.parameter_count() < uni.parameter_count());
         let mut vocab = Vocab::new(cfg.vocab_cap);
@@ -355,7 +356,7 @@ mod tests {
         // AEG App. A.12: 104,501 parameters. Ours with a 500-token vocabulary (the embedding
         // table is most of it and grows with the cap).
         let cfg = NavigatorConfig { vocab_cap: 500, ..NavigatorConfig::default() };
-        let model = NavigatorModel::new(&cfg, &Device::flex());
+        let model = unseeded(|| NavigatorModel::new(&cfg, &Device::flex()));
         let n = model.parameter_count();
         assert!((95_000..115_000).contains(&n), "{n}");
     }
