@@ -21,11 +21,10 @@ impl ModuleVisitor for Touch {
 
 /// The network `build` makes on `device`, its parameters drawn from `seed` alone.
 pub fn seeded<M: Module>(device: &Device, seed: u64, build: impl FnOnce(&Device) -> M) -> M {
-    let _guard = INIT_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    device.seed(seed);
-    let model = build(device);
-    model.visit(&mut Touch);
-    model
+    unseeded(|| {
+        device.seed(seed);
+        build(device)
+    })
 }
 
 /// A module built without a seed of its own (a test's bare layer or network), its parameters
