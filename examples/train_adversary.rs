@@ -24,6 +24,9 @@ Usage: cargo run --release --example train_adversary -- GENERATOR [options]
   --budget expected|log_skip|floored_log_skip (the budget estimate N̂; default: the config's)
   --report-every S (print the curves every S s of training between judgings; default: at judgings)
   --episodes M (per navigator per design; default CoDE's 2)  --population N (DR/CL: 1)
+  --max-pages K (DR and CL: the pages a design may have; an adversary's is its config's
+    max_pages, --adversary-config '{\"max_pages\":K}')
+  --ramp N (CL: proposals until p reaches 1; default the config's 20,000)
   --designs D (designs per iteration, played side by side; default 1, the papers')
   --sequential (the navigators take turns on one thread; default: a thread each)
   --revive-after N (a navigator N episodes without a success, while another succeeded within
@@ -86,6 +89,14 @@ fn parse() -> Result<(RunConfig, Option<String>), String> {
             "--run-dir" => run_dir = Some(cli.value(&flag)?),
             "--snapshot-every" => cfg.snapshot_every_s = cli.num(&flag)?,
             "--population" => cfg.population = Some(cli.num(&flag)? as usize),
+            "--max-pages" => match &mut cfg.generator {
+                GeneratorSpec::Dr { max_pages, .. } | GeneratorSpec::Cl { max_pages, .. } => *max_pages = Some(cli.num(&flag)? as u32),
+                _ => return Err(format!("--max-pages: {g} sets its pages in --adversary-config '{{\"max_pages\":K}}'")),
+            },
+            "--ramp" => match &mut cfg.generator {
+                GeneratorSpec::Cl { ramp, .. } => *ramp = Some(cli.num(&flag)? as u64),
+                _ => return Err(format!("--ramp: only CL has a ramp, not {g}")),
+            },
             "--nav-config" => cfg.navigator = serde_json::from_str(&cli.value(&flag)?).map_err(|e| format!("--nav-config: {e}"))?,
             "--reward" => cfg.loop_cfg.reward = serde_json::from_str(&cli.value(&flag)?).map_err(|e| format!("--reward: {e}"))?,
             other => return Err(format!("unknown option {other}; --help for the usage")),
