@@ -179,6 +179,7 @@ fn share_states() -> Vec<ShareState> {
             ],
             eval_seeds: (0..10).map(|k| (1 << 30) + k).collect(),
             sender: WgeResult { workflow: 7, neural: Some(2) },
+            max_steps: Some(10),
         })),
         ..episode.clone()
     };

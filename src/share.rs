@@ -29,6 +29,8 @@ pub const MAX_WGE_EPISODES: u32 = 1_000;
 pub const MAX_WGE_EVENTS: usize = 400;
 /// Evaluation seeds of a WGE link, and held-out seeds per DOMNet judging.
 pub const MAX_WGE_EVAL_SEEDS: usize = 50;
+/// Actions per episode a WGE link may ask for (the authors' caps go to 18).
+pub const MAX_WGE_STEPS: u32 = 50;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -129,6 +131,11 @@ pub struct WgeRecipe {
     pub events: Vec<WgeTimed>,
     pub eval_seeds: Vec<u32>,
     pub sender: WgeResult,
+    /// Actions per episode of both policies (`wge::session::max_steps_of` of the task when the
+    /// run began); absent in links made before the view followed the task's cap, which ran
+    /// `wge::session::LEGACY_MAX_STEPS`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_steps: Option<u32>,
 }
 
 impl WgeRecipe {
@@ -153,6 +160,11 @@ impl WgeRecipe {
         }
         if self.episodes > MAX_WGE_EPISODES {
             return bad(format!("it asks for {} exploration episodes (at most {MAX_WGE_EPISODES})", self.episodes));
+        }
+        if let Some(m) = self.max_steps
+            && !(1..=MAX_WGE_STEPS).contains(&m)
+        {
+            return bad(format!("it caps episodes at {m} actions (1 to {MAX_WGE_STEPS})"));
         }
         if self.events.len() > MAX_WGE_EVENTS {
             return bad(format!("its run lists {} events (at most {MAX_WGE_EVENTS})", self.events.len()));
@@ -369,6 +381,7 @@ mod tests {
                 ],
                 eval_seeds: (0..10).map(|k| (1 << 30) + k).collect(),
                 sender: WgeResult { workflow: 7, neural: Some(2) },
+                max_steps: Some(10),
             })),
         }
     }
@@ -382,6 +395,12 @@ mod tests {
         let st = ShareState::decode(&old, &[]).unwrap();
         assert_eq!((st.view.as_str(), st.seed), ("watch", 3));
         assert_eq!(st.replay, Some(Replay::Episode { actions: vec![Action::Click(4)], raw_reward: Some(1.0) }));
+        // A WGE link made before runs carried their cap opens without one (the re-run takes 10).
+        let mut legacy = serde_json::to_value(&s).unwrap();
+        legacy["replay"]["workflows"].as_object_mut().unwrap().remove("max_steps").expect("the link names its cap");
+        let st = ShareState::decode(&format!("s={}", b64_encode(legacy.to_string().as_bytes())), &[]).unwrap();
+        let Some(Replay::Workflows(r)) = st.replay else { panic!("a WGE run") };
+        assert_eq!(r.max_steps, None);
     }
 
     #[test]
@@ -406,6 +425,8 @@ mod tests {
         assert!(err(&with(&|r| r.demos[0].actions = vec![Action::Type(1, "x".repeat(MAX_TEXT + 1))])).contains("overly long text"));
         assert!(err(&with(&|r| r.demos[0].data_mode = "<script>".into())).contains("unknown data mode"));
         assert!(err(&with(&|r| r.episodes = MAX_WGE_EPISODES + 1)).contains("1001 exploration episodes (at most 1000)"));
+        assert!(err(&with(&|r| r.max_steps = Some(0))).contains("caps episodes at 0 actions (1 to 50)"));
+        assert!(err(&with(&|r| r.max_steps = Some(u32::MAX))).contains("caps episodes at 4294967295 actions"));
         assert!(err(&with(&|r| r.events.push(WgeTimed { at: 5, event: WgeEvent::NeuralOff }))).contains("out of order"));
         assert!(err(&with(&|r| r.events.push(WgeTimed { at: 31, event: WgeEvent::NeuralOff }))).contains("out of order"));
         assert!(

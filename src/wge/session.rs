@@ -10,8 +10,9 @@ use crate::demo::{DemoStep, MAX_DEMO_BYTES};
 use crate::env::Observation;
 use crate::share::{WgeEvent, WgeTimed};
 use crate::task::TaskSpec;
-use crate::wge::config::WgeConfig;
+use crate::wge::config::{WgeConfig, max_steps_for, utterance_goal_for};
 use crate::wge::demo_import::check_demo_size;
+use crate::wge::domnet_config::{MAX_EPISODE_STEPS, NeuralConfig};
 use crate::wge::induction::{InductionConfig, WorkflowLattice, induce};
 use crate::wge::policy::WorkflowPolicy;
 
@@ -28,6 +29,25 @@ pub const SUCCESS_WINDOW: usize = 20;
 /// page) or `miniwob/click-tab` (the real MiniWoB++ page).
 pub fn spec_of(task: &str) -> Result<TaskSpec, String> {
     TaskSpec::from_name(task).map_err(|_| format!("the lab has no task \"{task}\""))
+}
+
+/// The actions per episode of a new run on `task`: the authors' cap for its page
+/// (`wge::config::max_steps_for`, the benchmark's), so the view's goals fit in an episode as the
+/// paper's do (click-checkboxes-large needs up to 13 actions).
+pub fn max_steps_of(task: &str) -> u32 {
+    spec_of(task).map_or(LEGACY_MAX_STEPS, |s| max_steps_for(s.name()))
+}
+
+/// The view's cap for every task before it followed the task's; a share link that names no cap
+/// was made then, and re-runs with it.
+pub const LEGACY_MAX_STEPS: u32 = 10;
+
+/// DOMNet's settings in the view: the defaults, reading the utterance alone on the
+/// natural-language tasks (`wge::config::utterance_goal_for`, as the benchmark does; judged by the
+/// page's name, so `miniwob/<name>` too), its episodes capped as the run's workflow policy's are.
+pub fn domnet_config(task: Option<&str>, max_steps: u32) -> NeuralConfig {
+    let page = task.and_then(|t| spec_of(t).ok());
+    NeuralConfig { utterance_goal: page.is_some_and(|p| utterance_goal_for(p.name())), max_episode_steps: max_steps, ..NeuralConfig::default() }
 }
 
 /// Where a demonstration came from: a person in the app (Play & record's recorder), the lab's
@@ -172,6 +192,11 @@ impl State {
         }
     }
 
+    /// The actions per episode of this run (the workflow policy's, and DOMNet's in the view).
+    pub fn max_steps(&self) -> u32 {
+        self.policy.config.max_steps
+    }
+
     pub fn log(&mut self, event: WgeEvent) {
         let at = self.tally.episodes;
         if let Some(run) = &mut self.run {
@@ -215,6 +240,11 @@ impl State {
     /// Adds a demonstration whose lattice was induced already (with the policy's settings).
     pub fn add_induced(&mut self, e: Entry, lattice: WorkflowLattice) -> Result<usize, String> {
         self.can_take(&e)?;
+        // A new session's first demonstration names the task, and so the run's cap (a re-run of a
+        // link sets the task, and the link's cap, before its demonstrations come).
+        if self.task.is_none() && self.tally.episodes == 0 {
+            self.policy.config.max_steps = max_steps_of(&e.task);
+        }
         self.task = Some(e.task.clone());
         self.policy.add_induced(&e.steps, lattice.clone());
         self.demos.push(e);
@@ -238,7 +268,8 @@ impl State {
 
     /// A fresh policy over the current demonstrations, and exploration counted from zero.
     pub fn reset_policy(&mut self) {
-        self.policy = WorkflowPolicy::new(WgeConfig::default(), self.policy_seed);
+        let max_steps = self.task.as_deref().map_or(LEGACY_MAX_STEPS, max_steps_of);
+        self.policy = WorkflowPolicy::new(WgeConfig { max_steps, ..WgeConfig::default() }, self.policy_seed);
         for (e, lattice) in self.demos.iter().zip(&self.lattices) {
             self.policy.add_induced(&e.steps, lattice.clone());
         }
@@ -306,8 +337,11 @@ impl State {
             return Err("the saved WGE session is damaged: its exploration counts disagree".into());
         }
         fresh.task = fresh.task.or(saved.task.filter(|t| spec_of(t).is_ok()));
+        // The saved policy keeps its own cap (10 in sessions saved before the view followed the
+        // task's): its run goes on as it began. A cap no lab writes is not resumed.
         let learned = saved.policy.and_then(|text| WorkflowPolicy::from_json(&text).ok()).filter(|p| {
-            p.demos().len() == fresh.policy.demos().len()
+            (1..=MAX_EPISODE_STEPS as u32).contains(&p.config.max_steps)
+                && p.demos().len() == fresh.policy.demos().len()
                 && p.demos().iter().zip(fresh.policy.demos()).all(|(a, b)| a.lattice == b.lattice && a.field_keys == b.field_keys)
         });
         let resumed = learned.is_some();
@@ -375,6 +409,46 @@ mod tests {
         let e = big.save(None).unwrap_err();
         assert!(e.contains("over the 40 MB this lab reads back") && e.contains("remove a demonstration"), "{e}");
         assert!(State::restore(&" ".repeat(MAX_SESSION_BYTES + 1)).err().unwrap().contains("too large"));
+    }
+
+    #[test]
+    fn a_run_caps_its_episodes_as_the_authors_did_for_its_task_and_a_saved_run_keeps_its_cap() {
+        let of = |task: &str| {
+            let mut s = State::default();
+            s.add(Entry { task: task.into(), ..entry(0) }).unwrap();
+            s
+        };
+        // The benchmark's caps (`max_steps_for`), on the lab's page and the real one alike.
+        assert_eq!(of("click-test").max_steps(), 10);
+        assert_eq!(of("click-checkboxes-large").max_steps(), 18);
+        assert_eq!(of("miniwob/click-checkboxes-large").max_steps(), 18);
+        assert_eq!(of("miniwob/social-media").max_steps(), 3);
+        let mut s = of("miniwob/social-media-some");
+        assert_eq!((s.max_steps(), domnet_config(s.task.as_deref(), s.max_steps()).max_episode_steps), (12, 12));
+        s.reset_policy();
+        assert_eq!(s.max_steps(), 12);
+        let (back, resumed, _) = State::restore(&s.save(None).unwrap()).unwrap();
+        assert!(resumed);
+        assert_eq!(back.max_steps(), 12);
+
+        // A session saved when every run took 10 goes on with 10, its run and weights kept; a
+        // fresh start takes the task's cap.
+        let mut v: serde_json::Value = serde_json::from_str(&s.save(None).unwrap()).unwrap();
+        let mut policy: serde_json::Value = serde_json::from_str(v["policy"].as_str().unwrap()).unwrap();
+        policy["config"]["max_steps"] = LEGACY_MAX_STEPS.into();
+        v["policy"] = policy.to_string().into();
+        let (mut old, resumed, _) = State::restore(&v.to_string()).unwrap();
+        assert!(resumed && old.run.is_some());
+        assert_eq!(old.max_steps(), 10);
+        old.reset_policy();
+        assert_eq!(old.max_steps(), 12);
+
+        // A cap no lab writes is not resumed: the weights start afresh under the task's cap.
+        policy["config"]["max_steps"] = u32::MAX.into();
+        v["policy"] = policy.to_string().into();
+        let (odd, resumed, _) = State::restore(&v.to_string()).unwrap();
+        assert!(!resumed);
+        assert_eq!(odd.max_steps(), 12);
     }
 
     #[test]

@@ -91,7 +91,7 @@ impl Core {
         };
         let spec = spec_of(&task)?;
         let mut copy = match self.neural_bytes().await? {
-            Some((c, o)) => Some(neural_from_bytes(&c, o.as_deref(), Some(&task))?),
+            Some((c, o)) => Some(neural_from_bytes(&c, o.as_deref(), Some(&task), policy.config.max_steps)?),
             None => None,
         };
         let mut env = self.with_env()?;
@@ -170,6 +170,7 @@ impl Core {
                 events: run.events.clone(),
                 eval_seeds: (0..SHARE_EVAL_SEEDS).map(|k| EVAL_SEEDS_FROM + k).collect(),
                 sender: WgeResult { workflow: 0, neural: None },
+                max_steps: Some(s.max_steps()),
             },
         ))
     }
@@ -259,7 +260,10 @@ impl WgeSession {
                 .await
                 .map_err(js_err)?;
             let mut fresh = State::with_seed(recipe.policy_seed);
+            // The task first, so the demonstrations keep the link's cap (a link made before runs
+            // carried one ran the view's old 10).
             fresh.task = Some(task);
+            fresh.policy.config.max_steps = recipe.max_steps.unwrap_or(LEGACY_MAX_STEPS);
             fresh.tally.next_seed = recipe.first_seed;
             *core.state.borrow_mut() = fresh;
             *core.neural.borrow_mut() = None;
