@@ -1,5 +1,6 @@
-// End-to-end: the shipped gMiniWoB navigators (agents/navigator-code.wln, the best, and
-// navigator-b-paired.wln) in the Watch view of the built app (dist/): both offered, best first;
+// End-to-end: the shipped gMiniWoB navigators (agents/navigator-code.wln, the best, then
+// navigator-cl.wln and navigator-b-paired.wln) in the Watch view of the built app (dist/): all
+// offered, best first;
 // picked with a test site and level, it acts greedily on login level 0 with its
 // choice drawn over the page, fills the site's fields with the profile's values, and the episodes
 // and successes are counted; the watched episodes agree with judging on the same seeds; a share
@@ -38,17 +39,18 @@ const overlayDrawn = (page) => page.evaluate(() => {
   return false;
 });
 
-test("the manifest ships CoDE's and Flexible b-PAIRED's navigators beside the DOM-Q-Net agents, best judged first", () => {
-  assert.deepEqual(NAVS.map((n) => n.file), ['navigator-code.wln', 'navigator-b-paired.wln']);
+test("the manifest ships CoDE's, CL's and Flexible b-PAIRED's navigators beside the DOM-Q-Net agents, best judged first", () => {
+  assert.deepEqual(NAVS.map((n) => n.file), ['navigator-code.wln', 'navigator-cl.wln', 'navigator-b-paired.wln']);
   assert.match(NAVS[0].trained_on, /^CoDE, seed \d+$/);
-  assert.match(NAVS[1].trained_on, /^Flexible b-PAIRED, seed \d+$/);
+  assert.match(NAVS[1].trained_on, /^CL, seed \d+$/);
+  assert.match(NAVS[2].trained_on, /^Flexible b-PAIRED, seed \d+$/);
   for (const nav of NAVS) {
     assert.deepEqual(Object.keys(nav.judged.test_sites), ['login', 'address', 'payment', 'flight', 'shopping']);
     for (const levels of Object.values(nav.judged.test_sites)) assert.equal(levels.length, 4);
     const cells = Object.values(nav.judged.test_sites).flat();
     assert.equal(nav.judged.grid_mean, Number((cells.reduce((a, x) => a + x, 0) / cells.length).toFixed(4)));
   }
-  assert.ok(NAVS[0].judged.grid_mean >= NAVS[1].judged.grid_mean);
+  for (let i = 1; i < NAVS.length; i++) assert.ok(NAVS[i - 1].judged.grid_mean >= NAVS[i].judged.grid_mean);
   assert.ok(manifest.agents.filter((a) => !a.kind).every((a) => Array.isArray(a.tasks) && a.file.endsWith('.wlq')));
 });
 
@@ -181,7 +183,7 @@ test('the Watch view runs the shipped navigator on login level 0: fields filled,
   // The second shipped navigator, picked, is the one that acts next.
   await page.selectOption('#watch-navigator', `shipped:${NAVS[1].name}`);
   await page.click('#new-episode');
-  await page.waitForFunction((n) => document.getElementById('agent-note').textContent.startsWith(`Pretrained navigator "${n}": trained on Flexible b-PAIRED`), NAVS[1].name, WAIT);
+  await page.waitForFunction(([n, on]) => document.getElementById('agent-note').textContent.startsWith(`Pretrained navigator "${n}": trained on ${on}`), [NAVS[1].name, NAVS[1].trained_on], WAIT);
 
   // Back to DOM-Q-Net: the task picker returns.
   await page.selectOption('#policy', 'oracle');
