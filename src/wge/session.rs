@@ -35,20 +35,12 @@ pub fn spec_of(task: &str) -> Result<TaskSpec, String> {
 /// (`wge::config::max_steps_for`, the benchmark's), so the view's goals fit in an episode as the
 /// paper's do (click-checkboxes-large needs up to 13 actions).
 pub fn max_steps_of(task: &str) -> u32 {
-    spec_of(task).map_or(LEGACY_MAX_STEPS, |s| max_steps_for(s.name()))
+    spec_of(task).map_or(WgeConfig::default().max_steps, |s| max_steps_for(s.name()))
 }
 
 /// The view's cap for every task before it followed the task's; a share link that names no cap
 /// was made then, and re-runs with it.
 pub const LEGACY_MAX_STEPS: u32 = 10;
-
-/// DOMNet's settings in the view: the defaults, reading the utterance alone on the
-/// natural-language tasks (`wge::config::utterance_goal_for`, as the benchmark does; judged by the
-/// page's name, so `miniwob/<name>` too), its episodes capped as the run's workflow policy's are.
-pub fn domnet_config(task: Option<&str>, max_steps: u32) -> NeuralConfig {
-    let page = task.and_then(|t| spec_of(t).ok());
-    NeuralConfig { utterance_goal: page.is_some_and(|p| utterance_goal_for(p.name())), max_episode_steps: max_steps, ..NeuralConfig::default() }
-}
 
 /// Where a demonstration came from: a person in the app (Play & record's recorder), the lab's
 /// scripted oracle (not a person: labelled so everywhere), or a file in the published format
@@ -197,6 +189,18 @@ impl State {
         self.policy.config.max_steps
     }
 
+    /// DOMNet's settings in the view for this run: the defaults, reading the utterance alone on
+    /// the natural-language tasks (`wge::config::utterance_goal_for`, as the benchmark does; judged
+    /// by the page's name, so `miniwob/<name>` too), its episodes capped as the workflow policy's.
+    pub fn domnet_config(&self) -> NeuralConfig {
+        let page = self.task.as_deref().and_then(|t| spec_of(t).ok());
+        NeuralConfig {
+            utterance_goal: page.is_some_and(|p| utterance_goal_for(p.name())),
+            max_episode_steps: self.max_steps(),
+            ..NeuralConfig::default()
+        }
+    }
+
     pub fn log(&mut self, event: WgeEvent) {
         let at = self.tally.episodes;
         if let Some(run) = &mut self.run {
@@ -268,7 +272,7 @@ impl State {
 
     /// A fresh policy over the current demonstrations, and exploration counted from zero.
     pub fn reset_policy(&mut self) {
-        let max_steps = self.task.as_deref().map_or(LEGACY_MAX_STEPS, max_steps_of);
+        let max_steps = self.task.as_deref().map_or(WgeConfig::default().max_steps, max_steps_of);
         self.policy = WorkflowPolicy::new(WgeConfig { max_steps, ..WgeConfig::default() }, self.policy_seed);
         for (e, lattice) in self.demos.iter().zip(&self.lattices) {
             self.policy.add_induced(&e.steps, lattice.clone());
@@ -424,7 +428,7 @@ mod tests {
         assert_eq!(of("miniwob/click-checkboxes-large").max_steps(), 18);
         assert_eq!(of("miniwob/social-media").max_steps(), 3);
         let mut s = of("miniwob/social-media-some");
-        assert_eq!((s.max_steps(), domnet_config(s.task.as_deref(), s.max_steps()).max_episode_steps), (12, 12));
+        assert_eq!((s.max_steps(), s.domnet_config().max_episode_steps), (12, 12));
         s.reset_policy();
         assert_eq!(s.max_steps(), 12);
         let (back, resumed, _) = State::restore(&s.save(None).unwrap()).unwrap();

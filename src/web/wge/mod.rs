@@ -27,6 +27,7 @@ use crate::share::{
 use crate::task::{Env, TaskSpec};
 use crate::wge::config::WgeConfig;
 use crate::wge::demo_import::MAX_WGE_FILE_BYTES;
+use crate::wge::domnet_config::NeuralConfig;
 use crate::wge::explore::{run_episode, train_episode};
 use crate::wge::neural::NeuralPolicy;
 use crate::wge::policy::{Mode, WorkflowPolicy};
@@ -36,7 +37,7 @@ pub mod import;
 mod share;
 mod view;
 pub use crate::wge::session::{DemoSource, MAX_DEMOS, WGE_VIEW_FORMAT};
-use crate::wge::session::{Entry, LEGACY_MAX_STEPS, Played, SUCCESS_WINDOW, SavedNeural, State, Tally, domnet_config, spec_of};
+use crate::wge::session::{Entry, LEGACY_MAX_STEPS, Played, SUCCESS_WINDOW, SavedNeural, State, Tally, spec_of};
 use import::{ImportReport, from_lab_demo, induce_yielding, read_file};
 use share::Plan;
 use view::{DemoView, ExploredEpisode, NeuralView, explored_view, neural_view, view_of};
@@ -70,16 +71,16 @@ pub struct WgeSession {
     plan: Rc<RefCell<Option<Plan>>>,
 }
 
-fn new_neural(task: Option<&str>, max_steps: u32) -> Result<NeuralPolicy, String> {
-    NeuralPolicy::new(domnet_config(task, max_steps), &burn::prelude::Device::flex().autodiff())
+fn new_neural(cfg: NeuralConfig) -> Result<NeuralPolicy, String> {
+    NeuralPolicy::new(cfg, &burn::prelude::Device::flex().autodiff())
 }
 
 /// DOMNet as a reload brings it back: from its checkpoint (weights, vocabularies, counters) and
 /// Adam's moments; its replay and sampling start afresh. Refused unless it has the view's settings
-/// for the run (`max_steps`, its actions per episode).
-fn neural_from_bytes(checkpoint: &[u8], optimizer: Option<&[u8]>, task: Option<&str>, max_steps: u32) -> Result<NeuralPolicy, String> {
+/// for the run (`State::domnet_config`).
+fn neural_from_bytes(checkpoint: &[u8], optimizer: Option<&[u8]>, cfg: &NeuralConfig) -> Result<NeuralPolicy, String> {
     let mut n = NeuralPolicy::from_checkpoint(checkpoint, &burn::prelude::Device::flex().autodiff()).map_err(|e| e.to_string())?;
-    if n.cfg != domnet_config(task, max_steps) {
+    if n.cfg != *cfg {
         return Err("it was trained with other settings than the view's".into());
     }
     if let Some(o) = optimizer {
@@ -96,11 +97,8 @@ impl Core {
     /// Starts DOMNet learning (built afresh when there is none) or stops it, and logs a change.
     fn set_neural(&self, on: bool) -> Result<(), String> {
         if on && self.neural.borrow().is_none() {
-            let (task, max_steps) = {
-                let s = self.state.borrow();
-                (s.task.clone(), s.max_steps())
-            };
-            *self.neural.borrow_mut() = Some(new_neural(task.as_deref(), max_steps)?);
+            let cfg = self.state.borrow().domnet_config();
+            *self.neural.borrow_mut() = Some(new_neural(cfg)?);
         }
         if on != *self.neural_on.borrow() {
             *self.neural_on.borrow_mut() = on;
@@ -143,7 +141,7 @@ impl Core {
         let mut s = self.state.borrow_mut();
         s.policy = WorkflowPolicy::from_json(&s.policy.to_json())?;
         if let Some((c, o)) = bytes {
-            *self.neural.borrow_mut() = Some(neural_from_bytes(&c, o.as_deref(), s.task.as_deref(), s.max_steps())?);
+            *self.neural.borrow_mut() = Some(neural_from_bytes(&c, o.as_deref(), &s.domnet_config())?);
         }
         s.log(WgeEvent::Reload);
         Ok(())
@@ -451,9 +449,9 @@ impl WgeSession {
         let Some(saved) = self.pending_neural.borrow_mut().take() else {
             return to_js(&serde_json::json!({ "resumed": false, "on": false, "why": null }));
         };
-        let (task, max_steps) = {
+        let (task, cfg) = {
             let s = self.core.state.borrow();
-            (s.task.clone(), s.max_steps())
+            (s.task.clone(), s.domnet_config())
         };
         let back = match checkpoint {
             None => Err("its checkpoint was not in the store (the browser's storage may have been full)".to_string()),
@@ -462,8 +460,7 @@ impl WgeSession {
                 saved.task.as_deref().unwrap_or("no task"),
                 task.as_deref().unwrap_or("no task yet")
             )),
-            Some(c) => neural_from_bytes(&c, optimizer.as_deref(), task.as_deref(), max_steps)
-                .map_err(|e| format!("its saved checkpoint could not be used ({e})")),
+            Some(c) => neural_from_bytes(&c, optimizer.as_deref(), &cfg).map_err(|e| format!("its saved checkpoint could not be used ({e})")),
         };
         match back {
             Ok(n) => {

@@ -85,13 +85,13 @@ impl Core {
     /// Both policies, greedy, on `seeds`; neither is changed (DOMNet is judged on a copy made
     /// through its checkpoint, the workflow policy on a clone).
     async fn evaluate(&self, seeds: &[u32]) -> Result<Evaluation, String> {
-        let (task, mut policy) = {
+        let (task, mut policy, cfg) = {
             let s = self.state.borrow();
-            (s.task.clone().ok_or("add a demonstration first")?, s.policy.clone())
+            (s.task.clone().ok_or("add a demonstration first")?, s.policy.clone(), s.domnet_config())
         };
         let spec = spec_of(&task)?;
         let mut copy = match self.neural_bytes().await? {
-            Some((c, o)) => Some(neural_from_bytes(&c, o.as_deref(), Some(&task), policy.config.max_steps)?),
+            Some((c, o)) => Some(neural_from_bytes(&c, o.as_deref(), &cfg)?),
             None => None,
         };
         let mut env = self.with_env()?;
