@@ -1,6 +1,6 @@
 //! The crate's layering, read from its source: the top-level modules import one another in one
 //! direction (no cycle), and the environment API imports no world. Each module's `crate::x` paths
-//! outside its `#[cfg(test)]` part count as imports (comments are left out).
+//! outside its `#[cfg(test)]` part (and its `tests.rs`) count as imports (comments are left out).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -31,6 +31,12 @@ fn imports() -> BTreeMap<String, BTreeSet<String>> {
             continue;
         }
         let text = fs::read_to_string(&file).unwrap();
+        // A module's tests kept in a file of their own (`#[cfg(test)] mod tests;` beside `mod.rs`).
+        if file.file_name().is_some_and(|n| n == "tests.rs") {
+            let parent = fs::read_to_string(file.with_file_name("mod.rs")).unwrap_or_default();
+            assert!(parent.contains("#[cfg(test)]\nmod tests;"), "{} is not declared as a #[cfg(test)] module", file.display());
+            continue;
+        }
         let code = text.split("#[cfg(test)]").next().unwrap();
         let deps = graph.entry(module.clone()).or_default();
         for line in code.lines() {
