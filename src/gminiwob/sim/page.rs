@@ -8,7 +8,7 @@ use crate::gminiwob::reward::field_correct;
 use crate::gminiwob::site::Element;
 
 impl SiteSim {
-    pub(super) fn running(&self) -> bool {
+    fn running(&self) -> bool {
         !self.outcome.done
     }
 
@@ -22,7 +22,7 @@ impl SiteSim {
     }
 
     /// The page's click/input/change listener: the field around the target is visited.
-    pub(super) fn mark_visited(&mut self, i: usize) {
+    fn mark_visited(&mut self, i: usize) {
         if !self.running() {
             return;
         }
@@ -31,7 +31,7 @@ impl SiteSim {
         }
     }
 
-    pub(super) fn closest(&self, mut i: usize, attr: &str) -> Option<usize> {
+    fn closest(&self, mut i: usize, attr: &str) -> Option<usize> {
         loop {
             if self.el(i).has_attr(attr) {
                 return Some(i);
@@ -42,7 +42,7 @@ impl SiteSim {
 
     /// A click event reaching the page: the tamper mark, the visited mark, then the area's
     /// handler (links prevented; end, next page, submit).
-    pub(super) fn dispatch_click(&mut self, i: usize) {
+    fn dispatch_click(&mut self, i: usize) {
         self.state[i].tampered = true;
         self.mark_visited(i);
         if !self.running() {
@@ -93,7 +93,7 @@ impl SiteSim {
     /// `focus()`: moves focus when the element can take it (a label passes it to its control);
     /// a text field also takes the document's selection. Returns whether the element itself has
     /// focus now.
-    pub(super) fn try_focus(&mut self, i: usize) -> bool {
+    fn try_focus(&mut self, i: usize) -> bool {
         if self.focus == Some(i) {
             return true;
         }
@@ -117,7 +117,7 @@ impl SiteSim {
 
     /// A press: each element from the target up is asked to take focus until one has it; with
     /// none, focus leaves whatever had it.
-    pub(super) fn press(&mut self, i: usize) {
+    fn press(&mut self, i: usize) {
         let mut cur = Some(i);
         while let Some(e) = cur {
             if self.try_focus(e) {
@@ -134,7 +134,7 @@ impl SiteSim {
     }
 
     /// `HTMLElement.click()`: the click event with the element's activation behaviour.
-    pub(super) fn activate(&mut self, i: usize) {
+    fn activate(&mut self, i: usize) {
         let el = self.el(i);
         let kind = if el.tag == "input" { input_type(el) } else { "" };
         let changed = match kind {
@@ -194,7 +194,7 @@ impl SiteSim {
     /// `execCommand('insertText')`: the text goes into the field holding the document's
     /// selection (at its end, where the caret always is here), which takes focus; a selection in
     /// a field that stopped being shown is gone. Returns whether the command ran.
-    pub(super) fn insert_text(&mut self, text: &str) -> bool {
+    fn insert_text(&mut self, text: &str) -> bool {
         let Some(f) = self.selection else { return false };
         if !self.rendered(f) {
             self.selection = None;
@@ -212,7 +212,7 @@ impl SiteSim {
     }
 
     /// Sets an input's value from script: a text field drops line breaks.
-    pub(super) fn set_value(&mut self, i: usize, value: &str) {
+    fn set_value(&mut self, i: usize, value: &str) {
         let v = if is_text_field(self.el(i)) { value.replace(['\r', '\n'], "") } else { value.to_string() };
         self.state[i].value = v;
     }
@@ -247,7 +247,7 @@ impl SiteSim {
         Ok(())
     }
 
-    pub(super) fn option_index(&self, sel: usize, option: &str) -> Option<usize> {
+    fn option_index(&self, sel: usize, option: &str) -> Option<usize> {
         let wanted = collapse(option);
         self.el(sel)
             .children
@@ -301,7 +301,7 @@ impl SiteSim {
     }
 
     /// Clicks the first radio whose value or label is `value`; none matching changes nothing.
-    pub(super) fn choose_radio(&mut self, radios: &[usize], value: &str) {
+    fn choose_radio(&mut self, radios: &[usize], value: &str) {
         let wanted = collapse(value);
         let label_of = |r: usize| -> String {
             let id = &self.el(r).id;
@@ -323,7 +323,7 @@ impl SiteSim {
     }
 
     /// Replaces a text field's value as a person does (select all, type over it).
-    pub(super) fn replace_text(&mut self, i: usize, value: &str) {
+    fn replace_text(&mut self, i: usize, value: &str) {
         self.try_focus(i);
         if self.focus == Some(i) {
             self.selection = Some(i);
@@ -343,10 +343,10 @@ pub(super) fn is_radio(el: &Element) -> bool {
 
 /// Single-line text inputs: fields with an editor of their own, where the document's selection
 /// can be. (The renderer makes no textareas, whose line breaks would need rules of their own.)
-pub(super) fn is_text_field(el: &Element) -> bool {
+fn is_text_field(el: &Element) -> bool {
     el.tag == "input" && matches!(input_type(el), "text" | "password" | "search" | "email" | "tel" | "url")
 }
 
-pub(super) fn truthy(value: &str) -> bool {
+fn truthy(value: &str) -> bool {
     matches!(value.trim().to_ascii_lowercase().as_str(), "true" | "yes" | "1" | "on" | "checked")
 }

@@ -119,7 +119,7 @@ impl SiteSim {
         &self.site.tree.elements[i]
     }
 
-    pub(super) fn select_value(&self, i: usize) -> &str {
+    fn select_value(&self, i: usize) -> &str {
         let el = self.el(i);
         el.children.get(self.state[i].selected).and_then(|&o| self.el(o).attr_value("value")).unwrap_or("")
     }
