@@ -12,11 +12,14 @@ pub mod gminiwob;
 pub mod input;
 pub mod learner;
 pub mod navigator;
+pub mod play;
 pub mod reaction;
 pub mod reader;
 pub mod recorder;
 pub mod remote;
+pub mod settings;
 pub mod util;
+pub mod watch;
 pub mod wge;
 
 pub use app::Lab;
