@@ -43,5 +43,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run::study_plot, m)?)?;
     m.add("TEST_SITES", weblab::gminiwob::test_sites::TEST_SITES.to_vec())?;
     m.add("LEVELS", weblab::gminiwob::test_sites::LEVELS)?;
+    m.add("REPORT_SEEDS_FROM", weblab::navigator::train::REPORT_SEEDS_FROM)?;
     Ok(())
 }

@@ -92,6 +92,11 @@ pub fn sim_pool(n: usize) -> Vec<SiteSim> {
 /// is never judged on a seed it trained on.
 pub const JUDGE_SEEDS_FROM: u32 = 1 << 30;
 
+/// A reported figure (the live-DOM judging of a run's best navigator, `judge-navigator.mjs`) uses
+/// seeds from here. A run picks its best navigator by judging on `JUDGE_SEEDS_FROM` onwards, so a
+/// report on those seeds would score the pick on the very seeds that made it.
+pub const REPORT_SEEDS_FROM: u32 = JUDGE_SEEDS_FROM + (1 << 29);
+
 /// The success grid: `nav`'s greedy success on every test site and level, `seeds` unseen seeds
 /// a cell, on the site simulator (equal to the live DOM, `tests/web_gminiwob_sim.rs`); rows in
 /// `TEST_SITES` order, a column per level. `after_cell` runs after each cell (the learner worker

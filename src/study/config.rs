@@ -8,11 +8,14 @@ use serde::{Deserialize, Serialize};
 use crate::curriculum::Generator;
 use crate::curriculum::train::LoopConfig;
 use crate::navigator::NavigatorConfig;
+use crate::navigator::train::{JUDGE_SEEDS_FROM, REPORT_SEEDS_FROM};
 use crate::request::GeneratorSpec;
 use burn::prelude::Device;
 
 /// Most seeds per judged cell (the papers judge on 50; more is still quick on the simulator).
 pub const MAX_JUDGE_SEEDS: u32 = 10_000;
+// The judgings that pick a run's best navigator stay below the seeds its reported figures use.
+const _: () = assert!(JUDGE_SEEDS_FROM + MAX_JUDGE_SEEDS <= REPORT_SEEDS_FROM);
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]

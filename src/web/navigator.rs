@@ -16,16 +16,17 @@ use wasm_bindgen_futures::future_to_promise;
 use super::app::{AgentRun, Lab, js_err, parse_task};
 use super::remote::to_js;
 use crate::env::{Action, EnvError, Environment, Observation, Rect, Step};
-use crate::navigator::train::{Episode, JUDGE_SEEDS_FROM, NOTHING_OPEN, judge, rollout};
+use crate::navigator::train::{Episode, JUDGE_SEEDS_FROM, NOTHING_OPEN, REPORT_SEEDS_FROM, judge, rollout};
 use crate::navigator::{EpisodeMemory, NavAction, Navigator, NavigatorConfig};
 use crate::runner::EpisodeResult;
 use crate::task::TaskSpec;
 
 /// The sites a person watches a navigator on use seeds from here (`WATCH_SEEDS_FROM + n` for the
-/// seed box's n): training episodes count up from 0 and judging starts at `JUDGE_SEEDS_FROM`
-/// (2^30), so a watched episode is one the navigator was neither trained nor judged on.
+/// seed box's n): training episodes count up from 0, judging starts at `JUDGE_SEEDS_FROM` (2^30)
+/// and reported figures at `REPORT_SEEDS_FROM` (1.5 · 2^30, at most 2^29 of them), so a watched
+/// episode is one the navigator was neither trained nor judged on.
 pub const WATCH_SEEDS_FROM: u32 = 1 << 31;
-const _: () = assert!(WATCH_SEEDS_FROM > JUDGE_SEEDS_FROM);
+const _: () = assert!(WATCH_SEEDS_FROM >= REPORT_SEEDS_FROM + (1 << 29) && REPORT_SEEDS_FROM > JUDGE_SEEDS_FROM);
 
 /// The navigator's episode being watched, and the episodes watched so far on its task.
 #[derive(Default)]
@@ -143,6 +144,13 @@ impl Lab {
     #[wasm_bindgen(js_name = navigatorWatchSeed)]
     pub fn navigator_watch_seed(n: u32) -> u32 {
         WATCH_SEEDS_FROM.wrapping_add(n % WATCH_SEEDS_FROM)
+    }
+
+    /// The first seed of a reported judging (`judge-navigator.mjs`): apart from the seeds a run
+    /// judged on to pick its best navigator (see `REPORT_SEEDS_FROM`).
+    #[wasm_bindgen(js_name = navigatorReportSeed)]
+    pub fn navigator_report_seed() -> u32 {
+        REPORT_SEEDS_FROM
     }
 
     /// Starts an episode of `task` with `seed` on page #0 for watching the loaded navigator act

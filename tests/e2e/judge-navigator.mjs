@@ -5,10 +5,12 @@
 // agents/NAME.wln and its entry in agents/manifest.json, the judged cells written from this run's
 // own figures and the training figures from the run's folder (--run-dir, where
 // train_adversary or train_navigator --run-dir wrote progress.json), so no figure is typed in.
+// With --rejudge NAME (CHECKPOINT being agents/NAME.wln) it replaces only the judged figures of
+// that shipped navigator's entry, its training figures kept (for when the run's folder is gone).
 // Usage: node tests/e2e/judge-navigator.mjs CHECKPOINT.wln [seeds per row (50)] [first seed]
-//          [--ship NAME --run-dir DIR --command "the training command"]
+//          [--ship NAME --run-dir DIR --command "the training command" | --rejudge NAME]
 //        (after `trunk build`; see scripts/judge-navigator.sh)
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DIST, serve } from './serve.mjs';
@@ -22,8 +24,8 @@ for (let i = 2; i < process.argv.length; i++) {
   else positional.push(a);
 }
 const [file, seedsArg, firstArg] = positional;
-const usage = 'usage: judge-navigator.mjs CHECKPOINT.wln [seeds per row] [first seed] [--ship NAME --run-dir DIR --command CMD]';
-if (!file || Object.keys(flags).some((f) => !['ship', 'run-dir', 'command'].includes(f))) {
+const usage = 'usage: judge-navigator.mjs CHECKPOINT.wln [seeds per row] [first seed] [--ship NAME --run-dir DIR --command CMD | --rejudge NAME]';
+if (!file || Object.keys(flags).some((f) => !['ship', 'run-dir', 'command', 'rejudge'].includes(f)) || (flags.ship && flags.rejudge)) {
   console.error(usage);
   process.exit(2);
 }
@@ -31,9 +33,14 @@ if (flags.ship !== undefined && !(/^[a-z0-9-]+$/.test(flags.ship) && flags['run-
   console.error(`--ship needs a name of lower-case letters, digits and dashes, --run-dir and --command\n${usage}`);
   process.exit(2);
 }
+if (flags.rejudge !== undefined && !(/^[a-z0-9-]+$/.test(flags.rejudge) && manifestEntry(flags.rejudge) && sameFile(file, agentPath(`${flags.rejudge}.wln`)))) {
+  console.error(`--rejudge needs the name of a shipped navigator in agents/manifest.json, and its agents/NAME.wln as the checkpoint\n${usage}`);
+  process.exit(2);
+}
 const seeds = Number(seedsArg || 50);
-// Far from the seeds training episodes use (they count up from 0; see navigator::train).
-const first = Number(firstArg ?? 2 ** 30);
+// By default from the lab's report seed (Lab.navigatorReportSeed: apart from the seeds training
+// used and from those a run judged on to pick its best navigator; see navigator::train).
+const firstGiven = firstArg === undefined ? undefined : Number(firstArg);
 const bytes = [...readFileSync(file)];
 // CoDE (Gur et al.), Table 1, read column by column: CL, ALP, PAIRED, CoDE success. The table
 // does not say at which difficulty level; we print it beside level 3 (the hardest).
@@ -51,9 +58,10 @@ const context = await launch();
 try {
   const { page } = await openApp(context, server.url);
   if ((await page.textContent('#play')) === 'Pause') await page.click('#play');
-  const out = await page.evaluate(async ({ bytes, seeds, first, FORM_TASKS }) => {
+  const out = await page.evaluate(async ({ bytes, seeds, firstGiven, FORM_TASKS }) => {
     const Lab = window.lab.constructor;
     const lab = window.lab;
+    const first = firstGiven ?? Lab.navigatorReportSeed();
     lab.setConfig({ hold_clock: true });
     const info = lab.loadNavigator(new Uint8Array(bytes));
     const rows = [];
@@ -71,8 +79,9 @@ try {
       const j = await lab.judgeNavigator(task, first, seeds);
       rows.push({ task, rates: [j.successes / j.episodes] });
     }
-    return { info, rows, seconds: (performance.now() - t0) / 1000 };
-  }, { bytes, seeds, first, FORM_TASKS });
+    return { info, rows, first, seconds: (performance.now() - t0) / 1000 };
+  }, { bytes, seeds, firstGiven, FORM_TASKS });
+  const { first } = out;
   const pct = (x) => `${(100 * x).toFixed(0)}%`;
   const table = out.rows.map((r) => {
     const row = { task: r.task };
@@ -90,7 +99,9 @@ try {
   const sites = out.rows.filter((r) => r.rates.length > 1);
   const mean = sites.reduce((a, r) => a + r.rates.reduce((b, x) => b + x, 0), 0) / sites.reduce((a, r) => a + r.rates.length, 0);
   console.log(`test-site grid mean ${pct(mean)}; per site over its levels: ${sites.map((r) => `${r.task} ${pct(r.rates.reduce((a, x) => a + x, 0) / r.rates.length)}`).join(', ')}`);
-  if (flags.ship) ship(flags, out, { seeds, first, chrome, file, sites, mean });
+  const run = { seeds, first, chrome, file, sites, mean };
+  if (flags.ship) ship(flags, out, run);
+  if (flags.rejudge) rejudge(flags.rejudge, out, run);
 } finally {
   await context.close();
   await server.close();
@@ -99,11 +110,8 @@ try {
 // agents/NAME.wln and its manifest entry, replacing one of the same name; the manifest lists
 // navigators best first (the Design view watches with the first).
 function ship({ ship: name, 'run-dir': runDir, command }, out, { seeds, first, chrome, file, sites, mean }) {
-  const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
   const progress = JSON.parse(readFileSync(join(runDir, 'progress.json'), 'utf8'));
-  const manifestPath = join(root, 'agents', 'manifest.json');
-  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'));
-  const cells = (rows) => Object.fromEntries(rows.map((r) => [r.task, r.rates.length > 1 ? r.rates : r.rates[0]]));
+  const manifest = JSON.parse(readFileSync(agentPath('manifest.json'), 'utf8'));
   const seed = out.info.trained_on.match(/seed (\d+)/);
   const entry = {
     name,
@@ -122,23 +130,59 @@ function ship({ ship: name, 'run-dir': runDir, command }, out, { seeds, first, c
     updates: out.info.counters.updates,
     parameters: out.info.parameters,
     backend: 'native cpu (burn flex), on the site simulator',
-    judged: {
-      command: `scripts/judge-navigator.sh agents/${name}.wln ${seeds}`,
-      environment: `live DOM, headless Chromium (${chrome})`,
-      greedy: true,
-      episodes_per_cell: seeds,
-      first_seed: first,
-      grid_mean: Number(mean.toFixed(4)),
-      test_sites: cells(sites),
-      form_tasks: cells(out.rows.filter((r) => r.rates.length === 1)),
-    },
+    judged: judged(name, out, { seeds, first, chrome, sites, mean }),
   };
-  const others = manifest.agents.filter((a) => a.name !== name);
+  copyFileSync(file, agentPath(entry.file));
+  writeManifest(manifest, entry);
+  console.log(`shipped agents/${entry.file} with its entry in agents/manifest.json`);
+}
+
+// The judged figures of a shipped navigator replaced by this judging's; its training figures kept.
+function rejudge(name, out, run) {
+  const manifest = JSON.parse(readFileSync(agentPath('manifest.json'), 'utf8'));
+  const entry = manifest.agents.find((a) => a.name === name);
+  entry.judged = judged(name, out, run);
+  writeManifest(manifest, entry);
+  console.log(`replaced the judged figures of ${name} in agents/manifest.json`);
+}
+
+// What a judging says of agents/NAME.wln, as its manifest entry holds it.
+function judged(name, out, { seeds, first, chrome, sites, mean }) {
+  const cells = (rows) => Object.fromEntries(rows.map((r) => [r.task, r.rates.length > 1 ? r.rates : r.rates[0]]));
+  return {
+    command: `scripts/judge-navigator.sh agents/${name}.wln ${seeds} ${first}`,
+    environment: `live DOM, headless Chromium (${chrome})`,
+    greedy: true,
+    episodes_per_cell: seeds,
+    first_seed: first,
+    grid_mean: Number(mean.toFixed(4)),
+    test_sites: cells(sites),
+    form_tasks: cells(out.rows.filter((r) => r.rates.length === 1)),
+  };
+}
+
+function agentPath(name) {
+  return join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'agents', name);
+}
+
+function manifestEntry(name) {
+  return JSON.parse(readFileSync(agentPath('manifest.json'), 'utf8')).agents.find((a) => a.name === name && a.kind === 'navigator');
+}
+
+function sameFile(a, b) {
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return false;
+  }
+}
+
+// The manifest with `entry` in place of its namesake; navigators listed best first.
+function writeManifest(manifest, entry) {
+  const others = manifest.agents.filter((a) => a.name !== entry.name);
   const navigators = [...others.filter((a) => a.kind === 'navigator'), entry].sort((a, b) => (b.judged?.grid_mean ?? 0) - (a.judged?.grid_mean ?? 0));
   manifest.agents = [...others.filter((a) => a.kind !== 'navigator'), ...navigators];
-  copyFileSync(file, join(root, 'agents', entry.file));
-  writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
-  console.log(`shipped agents/${entry.file} with its entry in agents/manifest.json`);
+  writeFileSync(agentPath('manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
 }
 
 // The training second of the run's first judging that reached its best grid mean (null for a

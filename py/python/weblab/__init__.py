@@ -15,9 +15,9 @@ import json
 from typing import Any, Callable, Optional
 
 from . import _native
-from ._native import LEVELS, TEST_SITES
+from ._native import LEVELS, REPORT_SEEDS_FROM, TEST_SITES
 
-__all__ = ["train", "judge", "check_config", "TEST_SITES", "LEVELS"]
+__all__ = ["train", "judge", "check_config", "TEST_SITES", "LEVELS", "REPORT_SEEDS_FROM"]
 
 
 def check_config(config: dict[str, Any]) -> dict[str, Any]:

@@ -20,10 +20,11 @@ import time
 from pathlib import Path
 from typing import Any, Optional
 
-from . import LEVELS, TEST_SITES
+from . import LEVELS, REPORT_SEEDS_FROM, TEST_SITES
 
-# Far from the seeds training episodes use (they count up from 0), as the native judging.
-FIRST_SEED = 2**30
+# A reported judging's first seed (the lab's `navigator::train::REPORT_SEEDS_FROM`): apart from the
+# seeds training used (from 0) and from those a run judged on to pick its best navigator (from 2^30).
+FIRST_SEED = REPORT_SEEDS_FROM
 
 
 class BrowserJudge:
