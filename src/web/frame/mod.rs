@@ -2,12 +2,18 @@
 //! contract for episode control and reward.
 
 use wasm_bindgen::{JsCast, JsValue, closure::Closure};
-use wasm_bindgen_futures::JsFuture;
 use web_sys::{Document, Element, HtmlIFrameElement, Window};
 
-use super::util::{as_object, call, get, is_function, js_message, now_ms, set, sleep, wait_event, window};
+use super::util::{as_object, call, get, is_function, js_message, now_ms, set, sleep, wait_event};
 use crate::env::{EnvConfig, EnvError, Settle};
 use crate::task::TaskSpec;
+
+mod checks;
+mod dom;
+pub use checks::resolve_same_origin;
+use checks::{ScriptFailure, check_fetchable, diagnose_scripts};
+use dom::{CHROME_IDS, body_elements, digest, fetch_style_images, showing};
+pub use dom::{describe, is_showing};
 
 /// Expando set on a clicked node: the episode epoch in which it was clicked.
 pub const TAMPER_KEY: &str = "__weblabTampered";
@@ -414,199 +420,4 @@ impl LoadedPage {
         }
         (utterance, fields)
     }
-}
-
-/// Why a page's scripts did not set it up.
-enum ScriptFailure {
-    /// The page's core recorded an error thrown while the page loaded (the lab's core does).
-    Threw(String),
-    /// A classic script does not parse: which one, and the parser's message.
-    DoesNotParse { script: String, message: String },
-    /// A `<script src>` could not be fetched.
-    Unloadable { src: String, detail: String },
-}
-
-/// Finds the script that kept a page from setting up, without running anything of the page.
-/// First the errors the page's core kept while the page loaded (`core.loadErrors`, the lab's
-/// core; the lab cannot listen on a page's window before the page creates it). Otherwise the
-/// page's source as it was served (or the HTML it was given) is parsed inertly (`DOMParser`
-/// runs no script), so only the scripts the browser itself met while loading are looked at,
-/// never ones the page inserted later: each external one is fetched (same origin only) and each
-/// is compiled, never called, until one cannot be had or does not parse. Only used on a page
-/// that is already unusable.
-async fn diagnose_scripts(win: &Window, url: &str, inline: Option<&str>) -> Option<ScriptFailure> {
-    let recorded = call(&get(win, "core"), "loadErrors", &[]).ok().filter(js_sys::Array::is_array);
-    if let Some(first) = recorded.map(|v| js_sys::Array::from(&v).get(0)).and_then(|v| v.as_string()) {
-        return Some(ScriptFailure::Threw(crate::env::task::shown(&first)));
-    }
-    let source = match inline {
-        Some(html) => html.to_string(),
-        None => fetch_text(url).await.ok()?,
-    };
-    let parsed = web_sys::DomParser::new().ok()?.parse_from_string(&source, web_sys::SupportedType::TextHtml).ok()?;
-    let scripts = parsed.get_elements_by_tag_name("script");
-    // The lab's own `Function` constructor (never the page's, which the page may have replaced):
-    // constructing compiles the code; the function is never called.
-    let function_ctor = get(&window(), "Function");
-    let ctor: &js_sys::Function = function_ctor.unchecked_ref();
-    let own_origin = window().location().origin().ok()?;
-    // A page given as HTML resolves its script paths against the lab's page.
-    let base = if inline.is_some() { window().location().href().ok()? } else { url.to_string() };
-    for i in 0..scripts.length() {
-        let Some(script) = scripts.item(i) else { continue };
-        let kind = script.get_attribute("type").unwrap_or_default().to_ascii_lowercase();
-        if !matches!(kind.as_str(), "" | "text/javascript" | "application/javascript") {
-            continue;
-        }
-        let (label, code) = match script.get_attribute("src") {
-            Some(src) => {
-                let Ok(resolved) = web_sys::Url::new_with_base(&src, &base) else { continue };
-                // Another origin's script is not fetched from here.
-                if resolved.origin() != own_origin {
-                    continue;
-                }
-                match fetch_text(&resolved.href()).await {
-                    Ok(code) => (format!("its script {src}"), code),
-                    Err(detail) => return Some(ScriptFailure::Unloadable { src, detail }),
-                }
-            }
-            None => (format!("its inline script #{}", i + 1), script.text_content().unwrap_or_default()),
-        };
-        if let Err(e) = js_sys::Reflect::construct(ctor, &js_sys::Array::of1(&JsValue::from_str(&code))) {
-            return Some(ScriptFailure::DoesNotParse { script: label, message: js_message(&e) });
-        }
-    }
-    None
-}
-
-/// The text at `url` (absolute, on the lab's origin), or why it could not be had.
-async fn fetch_text(url: &str) -> Result<String, String> {
-    let resp = JsFuture::from(window().fetch_with_str(url)).await.map_err(|e| js_message(&e))?;
-    let resp: web_sys::Response = resp.unchecked_into();
-    if !resp.ok() {
-        return Err(format!("HTTP {} {}", resp.status(), resp.status_text()));
-    }
-    let text = JsFuture::from(resp.text().map_err(|e| js_message(&e))?).await.map_err(|e| js_message(&e))?;
-    Ok(text.as_string().unwrap_or_default())
-}
-
-/// Resolves `url` against the lab's page and refuses other origins.
-pub fn resolve_same_origin(url: &str) -> Result<String, EnvError> {
-    let win = window();
-    let base = win.location().href().map_err(|e| EnvError::Browser(js_message(&e)))?;
-    let parsed =
-        web_sys::Url::new_with_base(url, &base).map_err(|_| EnvError::NotFound { url: url.to_string(), detail: "not a valid URL".into() })?;
-    let own = win.location().origin().map_err(|e| EnvError::Browser(js_message(&e)))?;
-    if parsed.origin() != own {
-        return Err(EnvError::CrossOrigin { url: parsed.href(), origin: parsed.origin() });
-    }
-    Ok(parsed.href())
-}
-
-/// A cheap request before loading, so a missing page gets "HTTP 404" instead of a confusing
-/// "not a task page".
-async fn check_fetchable(url: &str) -> Result<(), EnvError> {
-    let not_found = |detail: String| EnvError::NotFound { url: url.to_string(), detail };
-    let resp = JsFuture::from(window().fetch_with_str(url)).await.map_err(|e| not_found(js_message(&e)))?;
-    let resp: web_sys::Response = resp.unchecked_into();
-    if !resp.ok() {
-        return Err(not_found(format!("HTTP {} {}", resp.status(), resp.status_text())));
-    }
-    // Read the answer to its end: a response left half-read holds the URL's cache entry, and the
-    // page load that follows can wait on it (first loads timed out now and then on the test
-    // server).
-    if let Ok(body) = resp.array_buffer() {
-        let _ = JsFuture::from(body).await;
-    }
-    Ok(())
-}
-
-/// The contract's chrome, which pages add beside the task (not state of an episode).
-const CHROME_IDS: [&str; 4] = ["sync-task-cover", "reward-display", "click-canvas", "query"];
-
-/// Starts fetching every image the page's style sheets give as an element's content
-/// (`content: url(…)`), and returns them to watch. Browsers fetch such an image only when an
-/// element first shows it, so a view an action opens (an email's reply icon) would be read with
-/// its icons still 0 px wide; fetched at load, they are cached before any episode starts. Style
-/// sheets of another origin cannot be read and are left alone.
-fn fetch_style_images(doc: &Document) -> Vec<JsValue> {
-    let sheets = get(doc, "styleSheets");
-    let n = get(&sheets, "length").as_f64().unwrap_or(0.0) as u32;
-    let mut urls: Vec<String> = Vec::new();
-    for i in 0..n {
-        let sheet = js_sys::Reflect::get_u32(&sheets, i).unwrap_or(JsValue::UNDEFINED);
-        let base = get(&sheet, "href").as_string().unwrap_or_else(|| doc.base_uri().ok().flatten().unwrap_or_default());
-        let Ok(rules) = js_sys::Reflect::get(&sheet, &JsValue::from_str("cssRules")) else { continue };
-        let count = get(&rules, "length").as_f64().unwrap_or(0.0) as u32;
-        for r in 0..count {
-            let rule = js_sys::Reflect::get_u32(&rules, r).unwrap_or(JsValue::UNDEFINED);
-            let content =
-                call(&get(&rule, "style"), "getPropertyValue", &[JsValue::from_str("content")]).ok().and_then(|v| v.as_string()).unwrap_or_default();
-            for url in css_urls(&content) {
-                if let Ok(abs) = web_sys::Url::new_with_base(&url, &base)
-                    && !urls.contains(&abs.href())
-                {
-                    urls.push(abs.href());
-                }
-            }
-        }
-    }
-    urls.iter()
-        .filter_map(|u| {
-            let img = doc.create_element("img").ok()?;
-            img.set_attribute("src", u).ok()?;
-            Some(img.into())
-        })
-        .collect()
-}
-
-/// The URLs in a CSS value (`url("a.png") url(b.png)`).
-fn css_urls(value: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut rest = value;
-    while let Some(i) = rest.find("url(") {
-        rest = &rest[i + 4..];
-        let Some(end) = rest.find(')') else { break };
-        let url = rest[..end].trim().trim_matches(|c| c == '"' || c == '\'').trim();
-        if !url.is_empty() && !url.starts_with("data:") {
-            out.push(url.to_string());
-        }
-        rest = &rest[end + 1..];
-    }
-    out
-}
-
-fn body_elements(doc: &Document) -> Vec<Element> {
-    let Some(body) = doc.body() else { return Vec::new() };
-    let kids = body.children();
-    (0..kids.length()).filter_map(|i| kids.item(i)).collect()
-}
-
-fn showing(el: &Element) -> bool {
-    let r = el.get_bounding_client_rect();
-    r.width() > 0.0 && r.height() > 0.0
-}
-
-/// `TAG#id.class` of an element, for messages.
-pub fn describe(el: &Element) -> String {
-    let mut s = el.tag_name().to_ascii_uppercase();
-    if !el.id().is_empty() {
-        s.push('#');
-        s.push_str(&el.id());
-    }
-    if let Some(c) = el.get_attribute("class").and_then(|c| c.split_whitespace().next().map(str::to_string)) {
-        s.push('.');
-        s.push_str(&c);
-    }
-    s
-}
-
-/// Whether `el` is still in its document and showing.
-pub fn is_showing(el: &Element) -> bool {
-    el.is_connected() && showing(el)
-}
-
-fn digest(s: &str) -> u64 {
-    // FNV-1a: only distinguishes inline pages from each other.
-    s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
 }
