@@ -33,7 +33,7 @@ if (flags.ship !== undefined && !(/^[a-z0-9-]+$/.test(flags.ship) && flags['run-
   console.error(`--ship needs a name of lower-case letters, digits and dashes, --run-dir and --command\n${usage}`);
   process.exit(2);
 }
-if (flags.rejudge !== undefined && !(/^[a-z0-9-]+$/.test(flags.rejudge) && manifestEntry(flags.rejudge) && sameFile(file, agentPath(`${flags.rejudge}.wln`)))) {
+if (flags.rejudge !== undefined && !(/^[a-z0-9-]+$/.test(flags.rejudge) && navigatorEntry(readManifest(), flags.rejudge) && sameFile(file, agentPath(`${flags.rejudge}.wln`)))) {
   console.error(`--rejudge needs the name of a shipped navigator in agents/manifest.json, and its agents/NAME.wln as the checkpoint\n${usage}`);
   process.exit(2);
 }
@@ -111,7 +111,7 @@ try {
 // navigators best first (the Design view watches with the first).
 function ship({ ship: name, 'run-dir': runDir, command }, out, { seeds, first, chrome, file, sites, mean }) {
   const progress = JSON.parse(readFileSync(join(runDir, 'progress.json'), 'utf8'));
-  const manifest = JSON.parse(readFileSync(agentPath('manifest.json'), 'utf8'));
+  const manifest = readManifest();
   const seed = out.info.trained_on.match(/seed (\d+)/);
   const entry = {
     name,
@@ -139,8 +139,8 @@ function ship({ ship: name, 'run-dir': runDir, command }, out, { seeds, first, c
 
 // The judged figures of a shipped navigator replaced by this judging's; its training figures kept.
 function rejudge(name, out, run) {
-  const manifest = JSON.parse(readFileSync(agentPath('manifest.json'), 'utf8'));
-  const entry = manifest.agents.find((a) => a.name === name);
+  const manifest = readManifest();
+  const entry = navigatorEntry(manifest, name);
   entry.judged = judged(name, out, run);
   writeManifest(manifest, entry);
   console.log(`replaced the judged figures of ${name} in agents/manifest.json`);
@@ -165,8 +165,12 @@ function agentPath(name) {
   return join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'agents', name);
 }
 
-function manifestEntry(name) {
-  return JSON.parse(readFileSync(agentPath('manifest.json'), 'utf8')).agents.find((a) => a.name === name && a.kind === 'navigator');
+function readManifest() {
+  return JSON.parse(readFileSync(agentPath('manifest.json'), 'utf8'));
+}
+
+function navigatorEntry(manifest, name) {
+  return manifest.agents.find((a) => a.name === name && a.kind === 'navigator');
 }
 
 function sameFile(a, b) {
