@@ -3,9 +3,15 @@
 //! finding out why a cell of the success grid stays low.
 //!
 //! cargo run --release --example inspect_navigator -- CHECKPOINT.wln SITE-LEVEL [episodes (5)]
+//!
+//! SITE-LEVEL may also be a design of one's own, pages apart by `/` and primitives by `,` (e.g.
+//! `navbar,state,submit` or `navbar,username,next_login/state,submit`): one primitive held apart
+//! from the rest of a test site shows whether the navigator can act on it at all.
 
 use burn::prelude::Device;
 use weblab::env::{Action, Environment, Observation, is_success};
+use weblab::gminiwob::design::Design;
+use weblab::gminiwob::primitive::by_name;
 use weblab::gminiwob::test_sites::test_site;
 use weblab::navigator::Navigator;
 use weblab::navigator::features::EpisodeMemory;
@@ -35,15 +41,31 @@ fn describe(obs: &Observation, action: &Action) -> String {
     }
 }
 
+fn named_site(cell: &str) -> Result<Design, String> {
+    let (site, level) = cell.rsplit_once('-').ok_or("SITE-LEVEL, e.g. payment-0")?;
+    let level: u32 = level.parse().map_err(|_| format!("bad level in {cell}"))?;
+    test_site(site, level).ok_or_else(|| format!("no test site {cell}"))
+}
+
+fn own_design(spec: &str) -> Result<Design, String> {
+    let pages: Vec<&str> = spec.split('/').collect();
+    let mut entries = Vec::new();
+    for (page, names) in pages.iter().enumerate() {
+        for name in names.split(',').filter(|n| !n.is_empty()) {
+            let p = by_name(name).ok_or_else(|| format!("no primitive {name:?}"))?;
+            entries.push((p.index, page as u32));
+        }
+    }
+    Design::from_entries(Some(pages.len() as u32), &entries).map_err(|e| format!("{spec}: {e}"))
+}
+
 fn main() -> Result<(), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [file, cell, rest @ ..] = args.as_slice() else {
         return Err("usage: inspect_navigator CHECKPOINT.wln SITE-LEVEL [episodes]".into());
     };
     let episodes: u32 = rest.first().map_or(Ok(5), |s| s.parse().map_err(|_| format!("bad episode count {s}")))?;
-    let (site, level) = cell.rsplit_once('-').ok_or("SITE-LEVEL, e.g. payment-0")?;
-    let level: u32 = level.parse().map_err(|_| format!("bad level in {cell}"))?;
-    let design = test_site(site, level).ok_or_else(|| format!("no test site {cell}"))?;
+    let design = if cell.contains([',', '/']) || by_name(cell).is_some() { own_design(cell)? } else { named_site(cell)? };
     let bytes = std::fs::read(file).map_err(|e| format!("{file}: {e}"))?;
     let (mut nav, _) = Navigator::load(&bytes, &Device::flex().autodiff(), 1).map_err(|e| e.to_string())?;
     let task = site_task(cell, design);
@@ -52,7 +74,8 @@ fn main() -> Result<(), String> {
     // INSPECT_QUIET: only the summary line. The summary: successes, steps and return per episode.
     let sample = std::env::var_os("INSPECT_SAMPLE").is_some();
     let quiet = std::env::var_os("INSPECT_QUIET").is_some();
-    let alternatives = std::env::var_os("INSPECT_ALTERNATIVES").is_some();
+    // INSPECT_ALTERNATIVES=N: the N next likeliest choices under each step (4 when not a number).
+    let alternatives = std::env::var("INSPECT_ALTERNATIVES").ok().map_or(0, |n| n.parse().unwrap_or(4));
     let (mut wins, mut steps, mut total) = (0u32, 0u64, 0.0f64);
     block_on(async {
         for seed in JUDGE_SEEDS_FROM..JUDGE_SEEDS_FROM + episodes {
@@ -86,10 +109,10 @@ fn main() -> Result<(), String> {
                         step.learning_reward(),
                         probs.len()
                     );
-                    if alternatives {
+                    if alternatives > 0 {
                         let mut ranked = probs;
                         ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
-                        for &(a, p) in ranked.iter().skip(1).take(4) {
+                        for &(a, p) in ranked.iter().skip(1).take(alternatives) {
                             println!("      or {}  p {p:.3}", describe(&obs, &state.action(a)));
                         }
                     }

@@ -29,9 +29,10 @@ Usage: cargo run --release --example train_navigator -- GENERATOR [options]
   --cl-ramp N (CL's proposals until p = 1)
   --designs D (designs per iteration, played side by side: D·M episodes per update; default 1)
   --stop-at F (a fixed site: stop at the first judging where its greedy success is >= F)
-  --from FILE.wln (start from a saved navigator: its weights, vocabulary and config; --config,
-    --head and --bidirectional are then refused. E.g. whether a population's navigator that
-    never learnt can learn a site alone)
+  --from FILE.wln (start from a saved navigator: its weights, vocabulary and config; --head and
+    --bidirectional are then refused, and --config may set only the A2C learner's constants
+    (learning_rate, entropy_coef, uniform_coef, value_coef, max_grad_norm, episodes_per_update).
+    E.g. whether a population's navigator that never learnt can learn a site alone)
 ";
 
 struct Args {
@@ -42,7 +43,13 @@ struct Args {
     stop_at: Option<f64>,
     designs: usize,
     from: Option<String>,
+    /// Under --from: the learner constants --config sets on the saved navigator's config.
+    learner: Option<serde_json::Value>,
 }
+
+/// The constants --config may change on a saved navigator: the A2C learner's, not the network's
+/// or the page reading's.
+const LEARNER_KEYS: [&str; 6] = ["learning_rate", "entropy_coef", "uniform_coef", "value_coef", "max_grad_norm", "episodes_per_update"];
 
 fn head(s: &str) -> Result<Head, String> {
     match s {
@@ -56,8 +63,8 @@ fn parse() -> Result<Args, String> {
     let mut cli = Cli::new(USAGE);
     let generator = cli.generator("no generator given (dr, cl or a test site like login-0); --help for the usage")?;
     let common = Common { seed: 1, minutes: 10.0, iterations: None, judge_every_s: 60.0, judge_seeds: 20, out: None };
-    let mut a = Args { generator, common, config: NavigatorConfig::default(), cl_ramp: None, stop_at: None, designs: 1, from: None };
-    let mut configured = false;
+    let mut a = Args { generator, common, config: NavigatorConfig::default(), cl_ramp: None, stop_at: None, designs: 1, from: None, learner: None };
+    let mut configured: Option<serde_json::Value> = None;
     let (mut head_flag, mut bidirectional) = (None, false);
     while let Some(flag) = cli.next_flag() {
         if a.common.take(&flag, &mut cli)? {
@@ -68,8 +75,9 @@ fn parse() -> Result<Args, String> {
             "--stop-at" => a.stop_at = Some(cli.num(&flag)?),
             "--designs" => a.designs = cli.num(&flag)? as usize,
             "--config" => {
-                a.config = serde_json::from_str(&cli.value(&flag)?).map_err(|e| format!("--config: {e}"))?;
-                configured = true;
+                let json = cli.value(&flag)?;
+                a.config = serde_json::from_str(&json).map_err(|e| format!("--config: {e}"))?;
+                configured = serde_json::from_str(&json).ok();
             }
             "--head" => head_flag = Some(head(&cli.value(&flag)?)?),
             "--bidirectional" => bidirectional = true,
@@ -77,8 +85,15 @@ fn parse() -> Result<Args, String> {
             other => return Err(format!("unknown option {other}; --help for the usage")),
         }
     }
-    if a.from.is_some() && (configured || head_flag.is_some() || bidirectional) {
-        return Err("--from takes the saved navigator's config: drop --config, --head and --bidirectional".into());
+    if a.from.is_some() && (head_flag.is_some() || bidirectional) {
+        return Err("--from takes the saved navigator's network: drop --head and --bidirectional".into());
+    }
+    if a.from.is_some() {
+        let keys: Vec<String> = configured.as_ref().and_then(|v| v.as_object()).map(|o| o.keys().cloned().collect()).unwrap_or_default();
+        if let Some(k) = keys.iter().find(|k| !LEARNER_KEYS.contains(&k.as_str())) {
+            return Err(format!("--from keeps the saved navigator's network and reading; --config may not set {k}"));
+        }
+        a.learner = configured;
     }
     // The flags win over --config, whichever came first.
     if let Some(h) = head_flag {
@@ -99,9 +114,18 @@ fn run<G: Generator>(args: &Args, generator: G) -> Result<(), String> {
     let nav = match &args.from {
         // The saved weights and vocabulary, a fresh optimiser; the seed draws the episodes.
         Some(file) => {
-            Navigator::load(&std::fs::read(file).map_err(|e| format!("{file}: {e}"))?, &device, args.common.seed)
+            let mut nav = Navigator::load(&std::fs::read(file).map_err(|e| format!("{file}: {e}"))?, &device, args.common.seed)
                 .map_err(|e| format!("{file}: {e}"))?
-                .0
+                .0;
+            if let Some(serde_json::Value::Object(set)) = &args.learner {
+                let mut cfg = serde_json::to_value(&nav.cfg).map_err(|e| e.to_string())?;
+                for (k, v) in set {
+                    cfg[k] = v.clone();
+                }
+                nav.cfg = serde_json::from_value(cfg).map_err(|e| format!("--config: {e}"))?;
+                nav.cfg.validate()?;
+            }
+            nav
         }
         None => Navigator::new(args.config.clone(), &device, args.common.seed)?,
     };

@@ -252,7 +252,8 @@ impl Navigator {
     }
 
     /// The A2C loss over every step of `episodes` in one forward pass: the mean over the steps
-    /// of −log π(a|s)·(G − V) + value_coef·(G − V)² − entropy_coef·H(π(·|s)), so a batch's loss
+    /// of −log π(a|s)·(G − V) + value_coef·(G − V)² − entropy_coef·H(π(·|s)) − uniform_coef·
+    /// mean over the open choices of log π(·|s), so a batch's loss
     /// (and gradient) is its episodes' losses weighted by their share of the steps. Also the
     /// figures [loss, policy loss, value loss, entropy] (detached) and each step's return G.
     fn a2c_loss(&self, model: &NavigatorModel, episodes: &[Vec<Transition>]) -> (Tensor<1>, Tensor<1>, Vec<f32>) {
@@ -285,8 +286,15 @@ impl Navigator {
         let policy_loss = (logp_a * advantage).mean().neg();
         let value_loss = (g - out.value).square().mean();
         let probs = out.log_probs.clone().exp();
-        let entropy = (probs * out.log_probs).sum_dim(1).mean().neg();
-        let loss = policy_loss.clone() + value_loss.clone().mul_scalar(self.cfg.value_coef) - entropy.clone().mul_scalar(self.cfg.entropy_coef);
+        let entropy = (probs * out.log_probs.clone()).sum_dim(1).mean().neg();
+        let mut loss = policy_loss.clone() + value_loss.clone().mul_scalar(self.cfg.value_coef) - entropy.clone().mul_scalar(self.cfg.entropy_coef);
+        if self.cfg.uniform_coef > 0.0 {
+            let w = p.mask.len() / n;
+            let open: Vec<f32> = p.mask.iter().map(|&m| if m == 0.0 { 1.0 } else { 0.0 }).collect();
+            let open = Tensor::<2>::from_data(TensorData::new(open, [n, w]), &plain);
+            let cross = (out.log_probs * open.clone()).sum_dim(1) / open.sum_dim(1).clamp_min(1.0);
+            loss = loss - cross.mean().mul_scalar(self.cfg.uniform_coef);
+        }
         let figures = Tensor::cat(vec![loss.clone().detach(), policy_loss.detach(), value_loss.detach(), entropy.detach()], 0);
         (loss, figures, returns)
     }
@@ -459,6 +467,32 @@ pub(crate) mod tests {
             e = block_on(nav.update(&eps)).unwrap().entropy;
         }
         assert!(e > e0, "{e0} → {e}");
+    }
+
+    #[test]
+    fn the_uniform_term_lifts_the_least_likely_choice() {
+        // Drive one state's policy onto one choice so the rest sink, then go on with the same
+        // updates with and without the cross-entropy from uniform (no entropy bonus either way):
+        // with it, the least likely open choice ends far likelier. The term has the right sign
+        // and reaches the choices A2C left.
+        let least_after = |uniform_coef: f64| {
+            let cfg = NavigatorConfig { learning_rate: 1e-2, entropy_coef: 0.0, ..small() };
+            let mut nav = Navigator::new(cfg.clone(), &Device::flex().autodiff(), 12).unwrap();
+            let mut eps = batch(&mut nav);
+            eps.truncate(1);
+            eps[0].truncate(1);
+            eps[0][0].reward = 1.0;
+            for _ in 0..30 {
+                block_on(nav.update(&eps)).unwrap();
+            }
+            nav.cfg = NavigatorConfig { uniform_coef, ..cfg };
+            for _ in 0..20 {
+                block_on(nav.update(&eps)).unwrap();
+            }
+            block_on(nav.policy(&eps[0][0].state)).unwrap().0.iter().map(|&(_, p)| p).fold(1.0f32, f32::min)
+        };
+        let (without, with) = (least_after(0.0), least_after(1.0));
+        assert!(with > 2.0 * without, "least likely choice: {without} without the term, {with} with it");
     }
 
     /// Every gradient of `loss` w.r.t. the model's parameters, flattened in visiting order.

@@ -81,6 +81,13 @@ pub struct NavigatorConfig {
     /// submitting (return −0.55, 0% success after 4,000–5,500 updates); with 0.05 both solved it
     /// within 3,200 updates (`examples/train_navigator.rs login-0`).
     pub entropy_coef: f64,
+    /// Weight of a cross-entropy from the uniform distribution over the open choices,
+    /// −mean log π(a|s) (not in the papers: 0, their entropy bonus alone, is the default). The
+    /// entropy's gradient on a choice vanishes as its probability does (∂H/∂z = −p(log p + H)),
+    /// so a choice A2C has driven to p ≈ 0 is never sampled again and never relearnt: CoDE seed 1
+    /// left the `state` select at p < 1e-4 even on a page holding only it (docs/adversary.md).
+    /// This term pulls every open choice's logit up by coef/N (N open choices) whatever its p.
+    pub uniform_coef: f64,
     /// Weight of the value loss (our choice, common A2C practice).
     pub value_coef: f64,
     /// Clip the global gradient norm to this (`None`: no clipping, our default; a bound of 1.0
@@ -144,6 +151,7 @@ impl Default for NavigatorConfig {
             learning_rate: 3e-4,
             discount: 0.99,
             entropy_coef: 0.05,
+            uniform_coef: 0.0,
             value_coef: 0.5,
             max_grad_norm: None,
             adam_epsilon: 1e-8,
@@ -215,6 +223,7 @@ impl NavigatorConfig {
         finite("learning_rate", self.learning_rate, 1e-8, 1.0)?;
         finite("discount", self.discount, 0.0, 1.0)?;
         finite("entropy_coef", self.entropy_coef, 0.0, 10.0)?;
+        finite("uniform_coef", self.uniform_coef, 0.0, 10.0)?;
         finite("value_coef", self.value_coef, 0.0, 100.0)?;
         finite("adam_epsilon", self.adam_epsilon as f64, 1e-12, 1.0)?;
         if let Some(n) = self.max_grad_norm {
