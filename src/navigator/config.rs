@@ -286,6 +286,7 @@ mod tests {
         bad(|c| c.latent_dim = 1 << 20, "latent_dim");
         bad(|c| c.learning_rate = f64::NAN, "learning_rate");
         bad(|c| c.discount = 1.5, "discount");
+        bad(|c| c.uniform_coef = -0.1, "uniform_coef");
         bad(|c| c.max_grad_norm = Some(f64::INFINITY), "max_grad_norm");
         bad(|c| c.dqn_replay_capacity = 10_000_000, "dqn_replay_capacity");
         bad(|c| c.dqn_batch_size = 0, "dqn_batch_size");
