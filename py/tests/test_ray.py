@@ -142,8 +142,10 @@ def test_the_shipped_study_files_are_valid_and_name_the_long_runs_command(path):
     assert s.runs, path
     if path.name.startswith("table1-"):
         # Issue #31's grid: every run at CoDE's budget, with the long runs' navigator and loop.
-        # The BiLSTM file is the one variant: the reference's bidirectional encoder, nothing else.
-        navigator = {"click_choices": False, **({"bidirectional": True} if path.name == "table1-code-k10-bilstm.toml" else {})}
+        # The variants change one thing each: the reference's bidirectional encoder, or the
+        # navigators' cross-entropy from uniform.
+        variant = {"table1-code-k10-bilstm.toml": {"bidirectional": True}, "table1-code-k10-uniform.toml": {"uniform_coef": 0.01}}
+        navigator = {"click_choices": False, **variant.get(path.name, {})}
         for name, cfg in s.runs:
             assert cfg["minutes"] == 120, name
             assert cfg["navigator"] == navigator and cfg["loop"] == {"designs": 4}, name
