@@ -85,7 +85,8 @@ pub struct NavigatorConfig {
     /// −mean log π(a|s) (not in the papers: 0, their entropy bonus alone, is the default). The
     /// entropy's gradient on a choice vanishes as its probability does (∂H/∂z = −p(log p + H)),
     /// so a choice A2C has driven to p ≈ 0 is never sampled again and never relearnt: CoDE seed 1
-    /// left the `state` select at p < 1e-4 even on a page holding only it (docs/adversary.md).
+    /// left the `state` select at p < 1e-4 even on a page holding only it (docs/benchmarks-code.md
+    /// §5, "Why the `state` select stays unset").
     /// This term pulls every open choice's logit up by coef/N (N open choices) whatever its p.
     pub uniform_coef: f64,
     /// Weight of the value loss (our choice, common A2C practice).
