@@ -3,8 +3,10 @@
 //! The lab's own pages hand their fields over (`core.getFields()`), but real MiniWoB++ pages
 //! mostly do not: MiniWoB++ recovers them in Python, one extractor per task, from the wording of
 //! the task's instruction. This module does the same in Rust for every MiniWoB task the lab has a
-//! scripted oracle for, with the lab's field names (the ones the oracles and the lab's pages use),
-//! so the oracles can act on pages that only show an utterance. The patterns follow the tasks'
+//! scripted oracle for, with MiniWoB++'s field names (those of its `fields.py`, which are the lab
+//! pages' too except for the click-checkboxes family: MiniWoB++ gives one `target i` per named box
+//! and `button`, the lab's pages one `targets` list), so the oracles can act on pages that only
+//! show an utterance and WGE groups and selects fields as the authors' code did. The patterns follow the tasks'
 //! wording (MiniWoB++'s, which the lab's pages copy); the multi-* tasks accept both MiniWoB's
 //! "Search for … from year …" and the lab's "Find … from …, then press Submit.".
 //!
@@ -31,17 +33,24 @@ fn as_is(fields: Vec<(String, String)>) -> Option<Vec<(String, String)>> {
     Some(fields)
 }
 
-/// "a, b,c" or "nothing" → "a, b, c" or "" (the lab's `targets` list).
-fn checkbox_list(fields: Vec<(String, String)>) -> Option<Vec<(String, String)>> {
-    let fields = fields
-        .into_iter()
-        .map(|(k, v)| {
-            let list =
-                if v == "nothing" { String::new() } else { v.split(',').map(str::trim).filter(|s| !s.is_empty()).collect::<Vec<_>>().join(", ") };
-            (k, list)
-        })
-        .collect();
-    Some(fields)
+/// "a, b,c" or "nothing" → `target 0` = a, `target 1` = b, `target 2` = c and `button` = submit:
+/// MiniWoB++'s own keys for the click-checkboxes family (its `fields.py`, as in WGE's code), one
+/// field per named box in the utterance's order, so that WGE's demonstration choice and replay
+/// groups (both by the set of field keys) and its field selectors see what the authors' did.
+/// The lab's own pages hand over one `targets` list instead (`core.getFields()`); the oracles read
+/// both (`policy::oracle::forms`).
+fn checkbox_targets(fields: Vec<(String, String)>) -> Option<Vec<(String, String)>> {
+    let mut out = Vec::new();
+    for (k, v) in fields {
+        if k != "targets" {
+            out.push((k, v));
+            continue;
+        }
+        let named = if v == "nothing" { Vec::new() } else { v.split(',').map(str::trim).filter(|s| !s.is_empty()).collect() };
+        out.extend(named.into_iter().enumerate().map(|(i, t)| (format!("target {i}"), t.to_string())));
+    }
+    out.push(("button".into(), "submit".into()));
+    Some(out)
 }
 
 /// "3rd" → "3" for the `rank` field (the page words it as an ordinal; the field is the number).
@@ -122,10 +131,10 @@ const EXTRACTORS: &[Extractor] = &[
         finish: as_is,
     },
     Extractor { task: "click-option", templates: &["Select {target} and click Submit."], finish: as_is },
-    Extractor { task: "click-checkboxes", templates: CHECKBOXES, finish: checkbox_list },
-    Extractor { task: "click-checkboxes-large", templates: CHECKBOXES, finish: checkbox_list },
-    Extractor { task: "click-checkboxes-transfer", templates: CHECKBOXES, finish: checkbox_list },
-    Extractor { task: "click-checkboxes-soft", templates: &["Select words similar to {targets} and click Submit."], finish: checkbox_list },
+    Extractor { task: "click-checkboxes", templates: CHECKBOXES, finish: checkbox_targets },
+    Extractor { task: "click-checkboxes-large", templates: CHECKBOXES, finish: checkbox_targets },
+    Extractor { task: "click-checkboxes-transfer", templates: CHECKBOXES, finish: checkbox_targets },
+    Extractor { task: "click-checkboxes-soft", templates: &["Select words similar to {targets} and click Submit."], finish: checkbox_targets },
     Extractor { task: "enter-text-dynamic", templates: &["Enter \"{target}\" into the text field and press Submit."], finish: as_is },
     Extractor { task: "enter-password", templates: &["Enter the password \"{target}\" into both text fields and press submit."], finish: as_is },
     Extractor { task: "choose-list", templates: &["Select {target} from the list and click Submit."], finish: as_is },
@@ -194,6 +203,18 @@ pub fn extract_fields(task: &str, utterance: &str) -> Option<Vec<Field>> {
     let mut fields: Vec<Field> = (ex.finish)(captures)?.into_iter().map(|(key, value)| Field { key, value }).collect();
     fields.sort_by(|a, b| a.key.cmp(&b.key));
     Some(fields)
+}
+
+/// A lab page's own fields (`core.getFields()`) in MiniWoB++'s layout, the one [`extract_fields`]
+/// reads from the utterance: the same, but for the click-checkboxes family, whose `targets` list
+/// becomes one `target i` per box and `button` (see `checkbox_targets`).
+pub fn miniwob_layout(task: &str, fields: &[Field]) -> Vec<Field> {
+    let checkboxes = extractor(task).is_some_and(|e| e.task.starts_with("click-checkboxes"));
+    let pairs: Vec<(String, String)> = fields.iter().map(|f| (f.key.clone(), f.value.clone())).collect();
+    let pairs = if checkboxes { checkbox_targets(pairs).unwrap_or_default() } else { pairs };
+    let mut out: Vec<Field> = pairs.into_iter().map(|(key, value)| Field { key, value }).collect();
+    out.sort_by(|a, b| a.key.cmp(&b.key));
+    out
 }
 
 /// Matches a whole `text` against `template`; the holes' (key, text) on success.
@@ -324,11 +345,19 @@ mod tests {
                 &[("button", "Share"), ("amount", "1"), ("user", "@nullam"), ("submit", "Submit")],
             ),
             ("click-option", "Select 5qAbzn and click Submit.", &[("target", "5qAbzn")]),
-            ("click-checkboxes", "Select nothing and click Submit.", &[("targets", "")]),
-            ("click-checkboxes", "Select sunglasses,sumitomo, raja and click Submit.", &[("targets", "sunglasses, sumitomo, raja")]),
-            ("click-checkboxes-large", "Select a, b and click Submit.", &[("targets", "a, b")]),
-            ("click-checkboxes-transfer", "Select 1937 and click Submit.", &[("targets", "1937")]),
-            ("click-checkboxes-soft", "Select words similar to furious, petite and click Submit.", &[("targets", "furious, petite")]),
+            ("click-checkboxes", "Select nothing and click Submit.", &[("button", "submit")]),
+            (
+                "click-checkboxes",
+                "Select sunglasses,sumitomo, raja and click Submit.",
+                &[("target 0", "sunglasses"), ("target 1", "sumitomo"), ("target 2", "raja"), ("button", "submit")],
+            ),
+            ("click-checkboxes-large", "Select a, b and click Submit.", &[("target 0", "a"), ("target 1", "b"), ("button", "submit")]),
+            ("click-checkboxes-transfer", "Select 1937 and click Submit.", &[("target 0", "1937"), ("button", "submit")]),
+            (
+                "click-checkboxes-soft",
+                "Select words similar to furious, petite and click Submit.",
+                &[("target 0", "furious"), ("target 1", "petite"), ("button", "submit")],
+            ),
             ("enter-text-dynamic", "Enter \"qRBcu\" into the text field and press Submit.", &[("target", "qRBcu")]),
             ("enter-password", "Enter the password \"u6Rzw\" into both text fields and press submit.", &[("target", "u6Rzw")]),
             ("choose-list", "Select Bosnia and Herzegovina from the list and click Submit.", &[("target", "Bosnia and Herzegovina")]),
@@ -396,6 +425,26 @@ mod tests {
             fields("choose-date-nodelay", "Select 12/07/2016 as the date and hit submit."),
             kv(&[("month", "12"), ("day", "07"), ("year", "2016")])
         );
+    }
+
+    /// Twelve named boxes: one key per box, sorted as strings (MiniWoB++ and WGE sort the keys
+    /// too: `target 10` before `target 2`), each holding the box named at its index.
+    #[test]
+    fn twelve_checkboxes_are_twelve_fields_and_a_button() {
+        let names: Vec<String> = (0..12).map(|i| format!("b{i}")).collect();
+        let said = format!("Select {} and click Submit.", names.join(", "));
+        let got = extract_fields("click-checkboxes-large", &said).unwrap();
+        let keys: Vec<&str> = got.iter().map(|f| f.key.as_str()).collect();
+        assert_eq!(keys[..5], ["button", "target 0", "target 1", "target 10", "target 11"]);
+        assert_eq!(got.len(), 13);
+        for (i, name) in names.iter().enumerate() {
+            assert_eq!(got.iter().find(|f| f.key == format!("target {i}")).map(|f| f.value.as_str()), Some(name.as_str()));
+        }
+        // The lab's page gives the same goal as one list; in MiniWoB++'s layout it reads the same.
+        let lab = [Field { key: "targets".into(), value: names.join(", ") }];
+        assert_eq!(miniwob_layout("click-checkboxes-large", &lab), got);
+        let other = [Field { key: "target".into(), value: "OK".into() }];
+        assert_eq!(miniwob_layout("click-button", &other), other);
     }
 
     #[test]

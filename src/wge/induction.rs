@@ -401,7 +401,8 @@ fn programs_for(env: &ExecutionEnv, action: &Action, config: &InductionConfig, c
     strings.extend((0..fields.len()).map(StringSelector::Field));
     // The utterance's 1- to max_ngram-token spans (the authors' UtteranceSelector): the only goal
     // strings of a task without fields, and the only way to name one item of a field that lists
-    // several (click-checkboxes' `targets` is "KT, foo, bar"; a field selector gives it whole).
+    // several (the lab's own click-checkboxes pages give `targets` = "KT, foo, bar" whole; the real
+    // pages' fields, MiniWoB++'s, give one `target i` per box).
     let tokens = &obs.instruction.tokens;
     for len in 1..=config.max_ngram.min(tokens.len()) {
         strings.extend((0..=tokens.len() - len).map(|start| StringSelector::Utterance { start, end: start + len }));

@@ -29,6 +29,22 @@ fn list(field: &str) -> Vec<&str> {
     field.split(',').map(str::trim).filter(|s| !s.is_empty()).collect()
 }
 
+/// The boxes a click-checkboxes goal names: the lab's pages give one `targets` list, MiniWoB++'s
+/// field extractor (`env::fields`, on the real pages) one `target i` per box beside `button`.
+fn checkbox_targets(obs: &Observation) -> Option<Vec<&str>> {
+    let ins = &obs.instruction;
+    if let Some(list_field) = ins.field("targets") {
+        return Some(list(list_field));
+    }
+    let mut numbered: Vec<(usize, &str)> =
+        ins.fields.iter().filter_map(|f| Some((f.key.strip_prefix("target ")?.parse().ok()?, f.value.as_str()))).collect();
+    if numbered.is_empty() && ins.field("button").is_none() {
+        return None;
+    }
+    numbered.sort();
+    Some(numbered.into_iter().map(|(_, v)| v).collect())
+}
+
 /// Clicks the first checkbox whose state differs from `want(label)`; with none left, Submit.
 fn settle_checkboxes(obs: &Observation, want: impl Fn(&str) -> bool) -> Option<Action> {
     let boxes = labelled(obs, "INPUT_checkbox");
@@ -62,14 +78,14 @@ fn click_option_wrong(obs: &Observation) -> Option<Action> {
 // ------------------------------------------------------------------------------- click-checkboxes family
 
 fn click_checkboxes(obs: &Observation) -> Option<Action> {
-    let targets = list(obs.instruction.field("targets")?);
+    let targets = checkbox_targets(obs)?;
     settle_checkboxes(obs, |label| targets.contains(&label))
 }
 
 /// Ticks exactly the boxes it should not, then submits. (MiniWoB++'s pages give partial credit,
 /// (right - wrong) / boxes, so a selection with one box wrong still wins there.)
 fn click_checkboxes_wrong(obs: &Observation) -> Option<Action> {
-    let targets = list(obs.instruction.field("targets")?);
+    let targets = checkbox_targets(obs)?;
     settle_checkboxes(obs, |label| !targets.contains(&label))
 }
 
@@ -179,7 +195,7 @@ fn synonym_group(word: &str) -> Option<usize> {
 
 /// For each box: does its label mean one of the named words? `None` if a word is unknown.
 fn soft_wanted(obs: &Observation) -> Option<Vec<(String, bool)>> {
-    let named: Vec<usize> = list(obs.instruction.field("targets")?).into_iter().map(synonym_group).collect::<Option<_>>()?;
+    let named: Vec<usize> = checkbox_targets(obs)?.into_iter().map(synonym_group).collect::<Option<_>>()?;
     labelled(obs, "INPUT_checkbox").into_iter().map(|(_, label)| synonym_group(&label).map(|g| (label, named.contains(&g)))).collect()
 }
 
@@ -369,5 +385,30 @@ mod tests {
         assert!(fits("Russia", "rus", ""));
         assert_eq!(list(" a, b ,,c "), ["a", "b", "c"]);
         assert!(list("").is_empty());
+    }
+
+    /// The lab's `targets` list and MiniWoB++'s `target i` fields (as `env::fields` reads a real
+    /// page's utterance) name the same boxes, in order; no named box is not no goal.
+    #[test]
+    fn both_field_shapes_name_the_same_boxes() {
+        use crate::env::Instruction;
+        let said = "Select b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11 and click Submit.";
+        let lab = Observation {
+            instruction: Instruction::for_task(
+                "click-checkboxes-large",
+                said,
+                vec![crate::env::Field { key: "targets".into(), value: said[7..said.len() - 18].into() }],
+            ),
+            ..Default::default()
+        };
+        let real = Observation { instruction: Instruction::for_task("click-checkboxes-large", said, vec![]), ..Default::default() };
+        assert!(real.instruction.field("targets").is_none() && real.instruction.field("target 11") == Some("b11"));
+        let want: Vec<String> = (0..12).map(|i| format!("b{i}")).collect();
+        assert_eq!(checkbox_targets(&lab).unwrap(), want);
+        assert_eq!(checkbox_targets(&real).unwrap(), want);
+        let nothing =
+            Observation { instruction: Instruction::for_task("click-checkboxes", "Select nothing and click Submit.", vec![]), ..Default::default() };
+        assert_eq!(checkbox_targets(&nothing), Some(vec![]));
+        assert_eq!(checkbox_targets(&Observation::default()), None);
     }
 }
