@@ -284,7 +284,7 @@ impl Adversary {
     /// An adversary from a checkpoint file, on `device`, with a fresh optimizer.
     pub fn load(bytes: &[u8], device: &Device) -> Result<Adversary, CheckpointError> {
         let parts = container::read(&KIND, bytes)?;
-        let header: Header = serde_json::from_slice(parts.header).map_err(|e| CheckpointError::Corrupt(format!("unreadable header: {e}")))?;
+        let header: Header = container::read_header(parts.header)?;
         header.config.validate().map_err(|e| CheckpointError::Corrupt(format!("invalid config: {e}")))?;
         header.objective.validate().map_err(|e| CheckpointError::Corrupt(format!("invalid objective: {e}")))?;
         if header.previous.is_some_and(|p| !p.is_finite()) {

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Generator, GeneratorReport, Outcome};
 use crate::gminiwob::{Design, GeneratedSite, RewardConfig};
-use crate::learn::checkpoint::{self as container, Kind, Precision};
+use crate::learn::checkpoint::{self as container, CheckpointError, Kind, Precision};
 use crate::navigator::rollout::{Episode, Job, play};
 use crate::navigator::train::JUDGE_SEEDS_FROM;
 use crate::navigator::{Navigator, NavigatorConfig, UpdateStats};
@@ -478,7 +478,10 @@ pub struct SnapshotParts<'a> {
 impl<'a> SnapshotParts<'a> {
     pub fn read(bytes: &'a [u8]) -> Result<Self, String> {
         let parts = container::read(&RUN_KIND, bytes).map_err(|e| e.to_string())?;
-        let header: RunHeader = serde_json::from_slice(parts.header).map_err(|e| format!("the run snapshot is damaged: unreadable header: {e}"))?;
+        let header: RunHeader = container::read_header(parts.header).map_err(|e| match e {
+            CheckpointError::Corrupt(why) => format!("the run snapshot is damaged: {why}"),
+            e => e.to_string(),
+        })?;
         header.config.validate()?;
         let record = parts.record;
         let mut at = 0usize;

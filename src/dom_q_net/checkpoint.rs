@@ -130,7 +130,7 @@ impl DomQNetAgent {
 impl Checkpoint {
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, CheckpointError> {
         let parts = container::read(&KIND, bytes)?;
-        let mut header: Header = serde_json::from_slice(parts.header).map_err(|e| CheckpointError::Corrupt(format!("unreadable header: {e}")))?;
+        let mut header: Header = container::read_header(parts.header)?;
         header.vocabs.reindex();
         let record = parts.record;
         header.check()?;

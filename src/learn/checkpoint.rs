@@ -34,6 +34,8 @@ pub enum CheckpointError {
     },
     Corrupt(String),
     Mismatch(String),
+    /// Written by a newer lab: its header holds a setting (named) this lab does not know.
+    Newer(String),
 }
 
 impl fmt::Display for CheckpointError {
@@ -45,11 +47,31 @@ impl fmt::Display for CheckpointError {
             }
             CheckpointError::Corrupt(why) => write!(f, "the checkpoint is damaged: {why}"),
             CheckpointError::Mismatch(why) => write!(f, "the checkpoint does not fit this agent: {why}"),
+            CheckpointError::Newer(setting) => write!(
+                f,
+                "this file was written by a newer version of the lab: it has a setting this version does not know (`{setting}`); open it in the lab that wrote it, or a newer one"
+            ),
         }
     }
 }
 
 impl std::error::Error for CheckpointError {}
+
+/// A checkpoint's JSON header read into `T`. The headers' configs refuse keys they do not know,
+/// so a setting this lab lacks means a newer lab wrote the file ([`CheckpointError::Newer`]),
+/// not that it is damaged; anything else unreadable is damage.
+pub fn read_header<T: serde::de::DeserializeOwned>(header: &[u8]) -> Result<T, CheckpointError> {
+    serde_json::from_slice(header).map_err(|e| match unknown_setting(&e.to_string()) {
+        Some(setting) => CheckpointError::Newer(setting),
+        None => CheckpointError::Corrupt(format!("unreadable header: {e}")),
+    })
+}
+
+/// The key named by serde's "unknown field `key`, expected …" message.
+fn unknown_setting(message: &str) -> Option<String> {
+    let rest = message.strip_prefix("unknown field `")?;
+    Some(rest[..rest.find('`')?].to_string())
+}
 
 /// What identifies a kind of checkpoint.
 pub struct Kind {

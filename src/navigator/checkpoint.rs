@@ -49,7 +49,7 @@ impl Navigator {
     /// seeds its sampling.
     pub fn load(bytes: &[u8], device: &Device, seed: u64) -> Result<(Navigator, Header), CheckpointError> {
         let parts = container::read(&KIND, bytes)?;
-        let mut header: Header = serde_json::from_slice(parts.header).map_err(|e| CheckpointError::Corrupt(format!("unreadable header: {e}")))?;
+        let mut header: Header = container::read_header(parts.header)?;
         header.config.validate().map_err(|e| CheckpointError::Corrupt(format!("invalid config: {e}")))?;
         header.vocab.reindex();
         header.vocab.check_fits(header.config.vocab_cap).map_err(|why| CheckpointError::Corrupt(format!("its vocabulary {why}")))?;
@@ -199,6 +199,12 @@ mod tests {
         assert!(msg(&bad_cfg).contains("latent_dim"), "{}", msg(&bad_cfg));
         let other_shape = rebuild(&|h| h["config"]["latent_dim"] = serde_json::json!(13));
         assert!(msg(&other_shape).contains("damaged"), "{}", msg(&other_shape));
+        // A setting a later lab added: the file is newer, not damaged, and the message names it.
+        let newer = rebuild(&|h| h["config"]["some_later_setting"] = serde_json::json!(0.5));
+        assert!(msg(&newer).starts_with("this file was written by a newer version of the lab"), "{}", msg(&newer));
+        assert!(msg(&newer).contains("`some_later_setting`") && !msg(&newer).contains("damaged"), "{}", msg(&newer));
+        let not_json = rebuild(&|h| *h = serde_json::json!("a string"));
+        assert!(msg(&not_json).contains("damaged: unreadable header"), "{}", msg(&not_json));
     }
 
     #[test]
