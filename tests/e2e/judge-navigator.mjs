@@ -181,11 +181,13 @@ function sameFile(a, b) {
   }
 }
 
-// The manifest with `entry` in place of its namesake; navigators listed best first.
+// The manifest with `entry` in place of its namesake (a new name goes last); navigators listed
+// best first, equals keeping their places.
 function writeManifest(manifest, entry) {
-  const others = manifest.agents.filter((a) => a.name !== entry.name);
-  const navigators = [...others.filter((a) => a.kind === 'navigator'), entry].sort((a, b) => (b.judged?.grid_mean ?? 0) - (a.judged?.grid_mean ?? 0));
-  manifest.agents = [...others.filter((a) => a.kind !== 'navigator'), ...navigators];
+  const replaced = manifest.agents.some((a) => a.name === entry.name);
+  const agents = replaced ? manifest.agents.map((a) => (a.name === entry.name ? entry : a)) : [...manifest.agents, entry];
+  const navigators = agents.filter((a) => a.kind === 'navigator').sort((a, b) => (b.judged?.grid_mean ?? 0) - (a.judged?.grid_mean ?? 0));
+  manifest.agents = [...agents.filter((a) => a.kind !== 'navigator'), ...navigators];
   writeFileSync(agentPath('manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
 }
 
