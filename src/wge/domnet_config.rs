@@ -41,6 +41,19 @@ pub enum GoalMatch {
     FieldBuckets,
 }
 
+/// Which alignment bucket a field's key takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AlignKeys {
+    /// A bucket of its own per key, in the order keys are first seen, the keys past the table's
+    /// room sharing one (the code: `LazyInitVocab` over the keys). Two keys never share a vector
+    /// while there is room: `target 3` is not `button`.
+    FirstSeen,
+    /// A hash of the key modulo the buckets (before 2026-12-05, ours): keys can collide, and with
+    /// 20 buckets MiniWoB++'s `target 3` fell into `button`'s.
+    Hashed,
+}
+
 /// The baseline the policy gradient subtracts from the return.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -75,6 +88,9 @@ fn code_tree() -> TreePool {
 }
 fn code_match() -> GoalMatch {
     GoalMatch::FieldBuckets
+}
+fn hashed_keys() -> AlignKeys {
+    AlignKeys::Hashed
 }
 fn code_baseline() -> Baseline {
     Baseline::Constant
@@ -119,6 +135,17 @@ pub struct NeuralConfig {
     /// each of 20 field buckets whose value contains the element's text).
     pub align_buckets: usize,
     pub align_dim: usize,
+    /// Which bucket a key takes: its own, first seen first (code, the default), or a hash (the
+    /// lab's before; what a saved config without this setting was trained with).
+    #[serde(default = "hashed_keys")]
+    pub align_keys: AlignKeys,
+    /// An element whose text some field's value holds also gets one learned vector shared by
+    /// every key (ours; not in the code, absent from configs saved before it): with a bucket per
+    /// key alone, a key no replayed goal had (the fourth box of click-checkboxes-transfer, which
+    /// trains on 0–3 and tests on 4–6) has an untrained vector, and DOMNet clicks the boxes of the
+    /// keys it knows, then Submit.
+    #[serde(default)]
+    pub align_any: bool,
     /// Spatial neighbours lie within this many pixels (code and §5: 30).
     pub neighbour_px: f32,
     /// Spatial neighbours averaged (code, the default) or summed (§5).
@@ -201,6 +228,8 @@ impl Default for NeuralConfig {
             position_scale: 160.0,
             align_buckets: 20,
             align_dim: 128,
+            align_keys: AlignKeys::FirstSeen,
+            align_any: true,
             neighbour_px: 30.0,
             spatial_pool: NeighbourPool::Mean,
             tree_pool: TreePool::LinearSum,
@@ -280,6 +309,10 @@ impl NeuralConfig {
             GoalMatch::FieldBuckets => self.base_dim() + self.align_dim,
             GoalMatch::WordSum => self.base_dim(),
         }
+    }
+    /// Rows of the alignment table: a bucket per key, and the shared one with `align_any` (last).
+    pub fn align_rows(&self) -> usize {
+        self.align_buckets + self.align_any as usize
     }
     /// The goal-matching embedding's size (§5: a word embedding; none in the code).
     pub fn match_dim(&self) -> usize {
@@ -407,7 +440,7 @@ impl NeuralConfig {
             + u(self.class_vocab) * u(self.class_dim)
             + u(VALUE_KINDS) * u(self.value_dim)
             + 2 * u(self.tampered_dim)
-            + u(self.align_buckets) * u(self.align_dim)
+            + u(self.align_rows()) * u(self.align_dim)
             + bilstm
             + u(self.tree_depths.len()) * linear(u(self.aligned_dim()), u(self.tree_dim))
             + additive(ed, ed, ad)
@@ -456,10 +489,15 @@ mod tests {
         p.validate().unwrap();
         // A saved config from before these settings was trained with the code's architecture.
         let mut old = serde_json::to_value(&c).unwrap();
-        for k in ["spatial_pool", "tree_pool", "goal_match", "baseline_kind", "word_embedding"] {
+        for k in ["spatial_pool", "tree_pool", "goal_match", "baseline_kind", "word_embedding", "align_keys", "align_any"] {
             old.as_object_mut().unwrap().remove(k);
         }
-        assert_eq!(serde_json::from_value::<NeuralConfig>(old).unwrap(), c);
+        // Its field keys were hashed into buckets, with no shared vector (the lab's before
+        // `AlignKeys::FirstSeen` and `align_any`).
+        assert_eq!(
+            serde_json::from_value::<NeuralConfig>(old).unwrap(),
+            NeuralConfig { align_keys: AlignKeys::Hashed, align_any: false, ..c.clone() }
+        );
         assert!(NeuralConfig { replay_min_group: 2000, ..c.clone() }.validate().is_err());
         assert!(NeuralConfig { ctx_dim: 0, ..c.clone() }.validate().is_err());
         let g = c.clone().with_glove();

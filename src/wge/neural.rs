@@ -18,7 +18,7 @@ use crate::learn::{Agent, Counters};
 use crate::rng::Rng;
 use crate::task::{Env, TaskSpec};
 
-use super::domnet::{DomNet, DomNetAction, DomNetInput, DomNetOut, DomNetVocabs, featurize, log_prob};
+use super::domnet::{DomNet, DomNetAction, DomNetInput, DomNetOut, DomNetVocabs, featurize, key_vocab, log_prob};
 use super::domnet_config::{Baseline, NeuralConfig, WordEmbedding};
 use super::replay::{GroupedReplay, ReplayEpisode};
 use super::word_vectors::WordVectors;
@@ -301,7 +301,7 @@ impl NeuralPolicy {
             }
         }
         let v = &self.vocabs;
-        let rest = serde_json::to_vec(&(&v.words, &v.tags, &v.classes, &self.counters)).map_err(|e| e.to_string())?;
+        let rest = serde_json::to_vec(&(&v.words, &v.tags, &v.classes, &v.keys, &self.counters)).map_err(|e| e.to_string())?;
         Ok(checkpoint::fnv1a_on(h, &rest))
     }
 
@@ -336,10 +336,14 @@ impl NeuralPolicy {
         {
             vocab.check_fits(rows).map_err(|why| CheckpointError::Corrupt(format!("its {name} vocabulary {why}")))?;
         }
+        // Keys past the bucket table's room would index outside it. A checkpoint from before the
+        // key vocabulary hashed its keys (its config says so) and needs none.
+        let keys = header.keys.unwrap_or_else(|| key_vocab(&cfg));
+        keys.check_fits(cfg.align_buckets + 1).map_err(|why| CheckpointError::Corrupt(format!("its field-key vocabulary {why}")))?;
         checkpoint::check_record_size(parts.record, cfg.num_params(), false)?;
         let model = checkpoint::load_record(|d| DomNet::new(&cfg, d), parts.record, false, device)?;
-        let mut vocabs = DomNetVocabs { words: header.words, tags: header.tags, classes: header.classes, vectors };
-        for v in [&mut vocabs.words, &mut vocabs.tags, &mut vocabs.classes] {
+        let mut vocabs = DomNetVocabs { words: header.words, tags: header.tags, classes: header.classes, keys, vectors };
+        for v in [&mut vocabs.words, &mut vocabs.tags, &mut vocabs.classes, &mut vocabs.keys] {
             v.reindex();
         }
         let mut policy = Self::assemble(header.config, vocabs, model);
@@ -380,6 +384,9 @@ struct Header {
     trained_on: Vec<String>,
     #[serde(default)]
     word_vectors: Option<SavedVectors>,
+    /// The fields' keys in the order their buckets were given (absent before 2026-12-05).
+    #[serde(default)]
+    keys: Option<Vocab>,
 }
 
 impl Agent for NeuralPolicy {
@@ -398,6 +405,7 @@ impl Agent for NeuralPolicy {
             words: self.vocabs.words.clone(),
             tags: self.vocabs.tags.clone(),
             classes: self.vocabs.classes.clone(),
+            keys: Some(self.vocabs.keys.clone()),
             counters: self.counters,
             trained_on: trained_on.to_vec(),
             word_vectors: self.vocabs.vectors.as_ref().map(|v| SavedVectors { source: v.source().to_string(), checksum: v.checksum() }),
@@ -426,6 +434,7 @@ mod tests {
     use crate::sim::{SIM_TASKS, SimEnv, SimOracle};
     use crate::util::block_on;
     use crate::wge::domnet::utterance_units;
+    use crate::wge::domnet_config::AlignKeys;
 
     fn small() -> NeuralConfig {
         NeuralConfig { word_dim: 16, replay_min_group: 1, ..NeuralConfig::default() }
@@ -603,6 +612,48 @@ mod tests {
         }
     }
 
+    /// Each field key aligns through a bucket of its own, first seen first, as the code's
+    /// `LazyInitVocab`: MiniWoB++'s `target 3` is not `button` (they shared a hashed bucket), and
+    /// the keys past the table's room share bucket 0.
+    #[test]
+    fn field_keys_take_buckets_of_their_own_in_the_order_first_seen() {
+        let keys: Vec<String> = std::iter::once("button".to_string()).chain((0..6).map(|i| format!("target {i}"))).collect();
+        // Every field's value holds "Submit", so the Submit button aligns with all seven keys.
+        let fields: Vec<Field> = keys.iter().map(|k| Field { key: k.clone(), value: "submit".into() }).collect();
+        let obs = Observation { instruction: Instruction::new("Select them and click Submit.", fields), ..fixed_obs() };
+        let align = |cfg: &NeuralConfig, v: &mut DomNetVocabs| {
+            let x = featurize(v, &obs, cfg);
+            let e = x.refs.iter().position(|&r| obs.dom.get(r).unwrap().text == "Submit").unwrap();
+            x.align[e * cfg.align_rows()..e * cfg.align_rows() + cfg.align_buckets].to_vec()
+        };
+        let cfg = NeuralConfig::default();
+        let mut v = DomNetVocabs::new(&cfg);
+        let row = align(&cfg, &mut v);
+        assert_eq!(&row[1..8], &[1.0; 7], "seven keys, seven buckets: {row:?}");
+        assert_eq!(row.iter().sum::<f32>(), 7.0);
+        assert_eq!(v.keys.get("button"), Some(2), "the first key seen takes the first bucket (id 2, bucket 1)");
+        assert_eq!(align(&cfg, &mut v), row, "a key keeps its bucket");
+        // With `align_any` (the default) the row also holds the shared vector's 1, once.
+        let x = featurize(&mut v, &obs, &cfg);
+        let e = x.refs.iter().position(|&r| obs.dom.get(r).unwrap().text == "Submit").unwrap();
+        assert_eq!(x.align[e * cfg.align_rows() + cfg.align_buckets], 1.0);
+        let unaligned = x.refs.iter().position(|&r| obs.dom.get(r).unwrap().tag == "INPUT_text").unwrap();
+        assert!(x.align[unaligned * cfg.align_rows()..(unaligned + 1) * cfg.align_rows()].iter().all(|&c| c == 0.0));
+        // Four buckets: three keys get one each, the other four share bucket 0.
+        let small = NeuralConfig { align_buckets: 4, ..NeuralConfig::default() };
+        let row = align(&small, &mut DomNetVocabs::new(&small));
+        assert_eq!(row, vec![4.0, 1.0, 1.0, 1.0]);
+        // Hashed (a config saved before the setting): target 3 lands in button's bucket.
+        let hashed = NeuralConfig { align_keys: AlignKeys::Hashed, ..NeuralConfig::default() };
+        let row = align(&hashed, &mut DomNetVocabs::new(&hashed));
+        assert_eq!(row.iter().filter(|&&c| c == 2.0).count(), 1, "{row:?}");
+        let mut old = serde_json::to_value(&cfg).unwrap();
+        old.as_object_mut().unwrap().remove("align_keys");
+        old.as_object_mut().unwrap().remove("align_any");
+        let old: NeuralConfig = serde_json::from_value(old).unwrap();
+        assert_eq!((old.align_keys, old.align_any, old.align_rows()), (AlignKeys::Hashed, false, 20));
+    }
+
     #[test]
     fn a_checkpoint_restores_the_same_policy() {
         let mut p = NeuralPolicy::new(small(), &Device::flex().autodiff()).unwrap();
@@ -612,6 +663,8 @@ mod tests {
         let bytes = block_on(p.checkpoint(&["sim-type".into()], Precision::Full)).unwrap();
         let mut q = NeuralPolicy::from_checkpoint(&bytes, &Device::flex()).unwrap();
         assert_eq!(block_on(q.fingerprint()).unwrap(), block_on(p.fingerprint()).unwrap(), "the same weights, vocabularies and counters");
+        let keys = |p: &NeuralPolicy| serde_json::to_string(&p.vocabs.keys).unwrap();
+        assert_eq!(keys(&q), keys(&p), "the field keys keep their buckets");
         for (o, a) in &ep.steps {
             let (x, y) = (block_on(p.log_prob(o, a)).unwrap().unwrap(), block_on(q.log_prob(o, a)).unwrap().unwrap());
             assert!((x - y).abs() < 1e-5, "{x} vs {y}");

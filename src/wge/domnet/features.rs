@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::env::{DomNode, NodeRef, NodeValue, Observation, TEXT_TAG};
 use crate::learn::vocab::{UNK, Vocab};
 
-use crate::wge::domnet_config::{COLOUR_DIMS, GoalMatch, NeighbourPool, NeuralConfig, POSITION_DIMS};
+use crate::wge::domnet_config::{AlignKeys, COLOUR_DIMS, GoalMatch, NeighbourPool, NeuralConfig, POSITION_DIMS};
 use crate::wge::word_vectors::WordVectors;
 
 /// The vocabularies DOMNet grows as it reads pages, and the fixed word vectors it reads words
@@ -18,12 +18,36 @@ pub struct DomNetVocabs {
     pub words: Vocab,
     pub tags: Vocab,
     pub classes: Vocab,
+    /// The fields' keys in the order first seen, for their alignment buckets
+    /// (`AlignKeys::FirstSeen`; see [`key_vocab`]).
+    pub keys: Vocab,
     pub vectors: Option<Arc<WordVectors>>,
 }
 
 impl DomNetVocabs {
     pub fn new(cfg: &NeuralConfig) -> Self {
-        DomNetVocabs { words: Vocab::new(cfg.word_vocab), tags: Vocab::new(cfg.tag_vocab), classes: Vocab::new(cfg.class_vocab), vectors: None }
+        DomNetVocabs {
+            words: Vocab::new(cfg.word_vocab),
+            tags: Vocab::new(cfg.tag_vocab),
+            classes: Vocab::new(cfg.class_vocab),
+            keys: key_vocab(cfg),
+            vectors: None,
+        }
+    }
+}
+
+/// The key vocabulary for `align_buckets` buckets: bucket 0 holds the keys past its room
+/// (`<unk>`), and a key with id k ≥ 2 has bucket k − 1 (`<pad>`'s id 1 names none), so
+/// `align_buckets − 1` keys get a bucket of their own (the code: 20 and one for the rest).
+pub fn key_vocab(cfg: &NeuralConfig) -> Vocab {
+    Vocab::new(cfg.align_buckets + 1)
+}
+
+/// The alignment bucket of a field's key.
+fn key_bucket(key: &str, keys: &mut Vocab, cfg: &NeuralConfig) -> usize {
+    match cfg.align_keys {
+        AlignKeys::FirstSeen => keys.id_or_add(key).map_or(0, |id| id as usize - 1),
+        AlignKeys::Hashed => hashed_bucket(key, cfg.align_buckets),
     }
 }
 
@@ -159,7 +183,7 @@ fn clean(word: &str) -> &str {
     w.strip_suffix("'s").or_else(|| w.strip_suffix("’s")).unwrap_or(w)
 }
 
-fn bucket(key: &str, buckets: usize) -> usize {
+fn hashed_bucket(key: &str, buckets: usize) -> usize {
     // FNV-1a: a field keeps its bucket on every page and in every build.
     let h = key.bytes().fold(0xcbf29ce484222325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100000001b3));
     (h % buckets as u64) as usize
@@ -223,7 +247,7 @@ pub fn featurize(vocabs: &mut DomNetVocabs, obs: &Observation, cfg: &NeuralConfi
         value_kind: Vec::with_capacity(n),
         tampered: Vec::with_capacity(n),
         numeric: Vec::with_capacity(n * (POSITION_DIMS + COLOUR_DIMS)),
-        align: vec![0.0; n * cfg.align_buckets],
+        align: vec![0.0; n * cfg.align_rows()],
         match_words: Vec::new(),
         match_counts: Vec::new(),
         spatial: vec![0.0; n * n],
@@ -260,9 +284,13 @@ pub fn featurize(vocabs: &mut DomNetVocabs, obs: &Observation, cfg: &NeuralConfi
         input.numeric.extend(rgba(&node.bg_color));
         let lower = shown.to_lowercase();
         if !lower.trim().is_empty() {
+            let row = e * cfg.align_rows();
             for (key, value) in &fields {
                 if value.to_lowercase().contains(lower.trim()) {
-                    input.align[e * cfg.align_buckets + bucket(key, cfg.align_buckets)] += 1.0;
+                    input.align[row + key_bucket(key, &mut vocabs.keys, cfg)] += 1.0;
+                    if cfg.align_any {
+                        input.align[row + cfg.align_buckets] = 1.0;
+                    }
                 }
             }
         }

@@ -33,7 +33,7 @@ use super::domnet_config::{Baseline, COLOUR_DIMS, GoalMatch, NeuralConfig, POSIT
 const NEG: f32 = -1e9;
 
 mod features;
-pub use features::{DomNetInput, DomNetVocabs, featurize, utterance_units};
+pub use features::{DomNetInput, DomNetVocabs, featurize, key_vocab, utterance_units};
 
 /// v·tanh(W_h H + W_s s): additive attention, the code's form for every attention.
 #[derive(Module, Debug)]
@@ -129,7 +129,7 @@ impl DomNet {
             value_emb: emb.init([VALUE_KINDS, cfg.value_dim], device),
             tampered_emb: emb.init([2, cfg.tampered_dim], device),
             align_emb: (cfg.goal_match == GoalMatch::FieldBuckets)
-                .then(|| Initializer::Normal { mean: 0.0, std: 0.1 }.init([cfg.align_buckets, cfg.align_dim], device)),
+                .then(|| Initializer::Normal { mean: 0.0, std: 0.1 }.init([cfg.align_rows(), cfg.align_dim], device)),
             encoder: BiLstmConfig::new(cfg.word_dim, cfg.lstm_hidden, true).with_batch_first(true).init(device),
             tree: cfg.tree_depths.iter().map(|_| LinearConfig::new(cfg.aligned_dim(), cfg.tree_dim).init(device)).collect(),
             dom_state: Additive::new(ed, ed, ad, device),
