@@ -16,13 +16,14 @@
 # demonstrations in the published format, the first ten files in name order of FOLDER/<page>/
 # (e.g. ../shared/reference/wge-demos), instead of ten scripted-oracle ones. WGE_WORDS=glove reads
 # words through the shipped GloVe 6B 50-d vectors, held fixed (data/glove-6b-50d-tasks.wlv);
-# WGE_DOMNET=paper takes the paper's §5 DOMNet instead of the code's.
+# WGE_DOMNET=paper takes the paper's §5 DOMNet instead of the code's; WGE_ALIGN=similar (with
+# WGE_WORDS=glove) also aligns an element with a field by the largest cosine of their words (ours).
 set -euo pipefail
 BENCH_TIMEOUT=7200 source "$(dirname "$0")/lib-bench.sh"
 # Read at compile time by the benchmark (option_env!): the browser has no environment variables.
 export WGE_NEURAL=1 WGE_EPISODES="${1:-3000}" WGE_TEST="${2:-100}" WGE_SEED="${3:-1}" WGE_TASKS="${4:-}"
 export WGE_SHOW_FAILURES="${WGE_SHOW_FAILURES:-0}"
-export WGE_PAGES="${WGE_PAGES:-lab}" WGE_DEMOS="" WGE_WORDS="${WGE_WORDS:-}" WGE_DOMNET="${WGE_DOMNET:-}"
+export WGE_PAGES="${WGE_PAGES:-lab}" WGE_DEMOS="" WGE_WORDS="${WGE_WORDS:-}" WGE_DOMNET="${WGE_DOMNET:-}" WGE_ALIGN="${WGE_ALIGN:-}"
 if [ -n "${WGE_DEMO_DIR:-}" ]; then WGE_DEMOS="$(scripts/stage-wge-demos.sh "$WGE_DEMO_DIR")"; fi
 export WGE_REPLAY_EVERY="${5:-5}" WGE_REPLAY_STEPS="${6:-30}" WGE_MIN_GROUP="${7:-100}" WGE_ON_POLICY="${8:-1}"
 exec cargo test --release --target wasm32-unknown-unknown --test bench_wge -- --include-ignored --nocapture

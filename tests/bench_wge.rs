@@ -180,6 +180,8 @@ fn schedule(seed: u64) -> Schedule {
     // WGE_WORDS=glove: words through the shipped GloVe 6B 50-d vectors, held fixed (the code's
     // frozen GloVe); else learned embeddings.
     let cfg = if option_env!("WGE_WORDS") == Some("glove") { cfg.with_glove() } else { cfg };
+    // WGE_ALIGN=similar (with WGE_WORDS=glove): words aligned by their vectors' cosine too (ours).
+    let cfg = NeuralConfig { align_similar: option_env!("WGE_ALIGN") == Some("similar"), ..cfg };
     Schedule { vectors: word_vectors(&cfg), cfg, on_policy: setting(option_env!("WGE_ON_POLICY"), 1) }
 }
 
@@ -309,6 +311,8 @@ async fn bench_workflow_policy_on_table_1_tasks() {
             WordEmbedding::Learned => format!("learned {}-d word embeddings (WGE_WORDS=glove: GloVe 6B 50d, fixed)", sched.cfg.word_dim),
             WordEmbedding::Glove6b50d => format!("GloVe 6B 50d word vectors, fixed ({}; others learned)", "data/glove-6b-50d-tasks.wlv"),
         };
+        let words =
+            if sched.cfg.align_similar { format!("{words}; alignment by exact containment or the words' cosine (WGE_ALIGN=similar)") } else { words };
         console_log!(
             "DOMNet's words: {words}; architecture: {}",
             if option_env!("WGE_DOMNET") == Some("paper") { "the paper's §5" } else { "the code's" }

@@ -146,6 +146,13 @@ pub struct NeuralConfig {
     /// keys it knows, then Submit.
     #[serde(default)]
     pub align_any: bool,
+    /// With fixed word vectors (`word_embedding: glove_6b50d`), an element whose text no field's
+    /// value holds is aligned with each field by the largest cosine between one of its words and
+    /// one of the value's (at least 0) instead of not at all (ours; not in the code, whose
+    /// alignment is exact containment): click-checkboxes-soft's boxes carry synonyms of the
+    /// goal's words, which exact containment never aligns. Off by default and in saved configs.
+    #[serde(default)]
+    pub align_similar: bool,
     /// Spatial neighbours lie within this many pixels (code and §5: 30).
     pub neighbour_px: f32,
     /// Spatial neighbours averaged (code, the default) or summed (§5).
@@ -230,6 +237,7 @@ impl Default for NeuralConfig {
             align_dim: 128,
             align_keys: AlignKeys::FirstSeen,
             align_any: true,
+            align_similar: false,
             neighbour_px: 30.0,
             spatial_pool: NeighbourPool::Mean,
             tree_pool: TreePool::LinearSum,
@@ -407,6 +415,9 @@ impl NeuralConfig {
         if let Some((name, v)) = finite.iter().find(|(_, v)| !v.is_finite()) {
             return Err(format!("neural policy config: {name} must be a number, not {v}"));
         }
+        if self.align_similar && self.word_embedding == WordEmbedding::Learned {
+            return Err("neural policy config: align_similar compares words through fixed word vectors: set word_embedding too".into());
+        }
         if !(self.position_scale > 0.0 && self.adam_epsilon > 0.0) {
             return Err("neural policy config: position_scale and adam_epsilon must be above 0".into());
         }
@@ -489,7 +500,7 @@ mod tests {
         p.validate().unwrap();
         // A saved config from before these settings was trained with the code's architecture.
         let mut old = serde_json::to_value(&c).unwrap();
-        for k in ["spatial_pool", "tree_pool", "goal_match", "baseline_kind", "word_embedding", "align_keys", "align_any"] {
+        for k in ["spatial_pool", "tree_pool", "goal_match", "baseline_kind", "word_embedding", "align_keys", "align_any", "align_similar"] {
             old.as_object_mut().unwrap().remove(k);
         }
         // Its field keys were hashed into buckets, with no shared vector (the lab's before

@@ -682,6 +682,45 @@ mod tests {
         Arc::new(WordVectors::parse(include_bytes!("../../data/glove-6b-50d-tasks.wlv")).unwrap())
     }
 
+    /// With fixed word vectors and `align_similar`, a box whose label is a synonym of a goal word
+    /// (click-checkboxes-soft) aligns with that word's field by their cosine; without the setting,
+    /// or without vectors, it does not align at all.
+    #[test]
+    fn synonyms_align_by_their_cosine_with_align_similar() {
+        let glove = shipped_glove();
+        let mut obs = fixed_obs();
+        let label = obs.dom.nodes.iter().position(|n| n.text == "Submit").unwrap();
+        obs.dom.nodes[label].text = "Large".into();
+        let fields = vec![Field { key: "target 0".into(), value: "big".into() }, Field { key: "button".into(), value: "submit".into() }];
+        obs.instruction = Instruction::new("Select words similar to big and click Submit.", fields);
+        let row_of = |cfg: &NeuralConfig| {
+            let mut v = DomNetVocabs::new(cfg);
+            v.vectors = Some(glove.clone());
+            let x = featurize(&mut v, &obs, cfg);
+            let e = x.refs.iter().position(|&r| obs.dom.get(r).unwrap().text == "Large").unwrap();
+            (x.align[e * cfg.align_rows()..(e + 1) * cfg.align_rows()].to_vec(), v.keys)
+        };
+        let exact = NeuralConfig::default().with_glove();
+        assert!(row_of(&exact).0.iter().all(|&c| c == 0.0), "exact containment: no field holds \"large\"");
+        let similar = NeuralConfig { align_similar: true, ..exact };
+        similar.validate().unwrap();
+        let (row, keys) = row_of(&similar);
+        let unit = |w: &str| {
+            let v = glove.get(w).unwrap();
+            let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+            v.iter().map(|x| x / n).collect::<Vec<f32>>()
+        };
+        let cos = |a: &str, b: &str| unit(a).iter().zip(unit(b)).map(|(x, y)| x * y).sum::<f32>();
+        let bucket = |k: &str| keys.get(k).unwrap() as usize - 1;
+        assert!((row[bucket("target 0")] - cos("big", "large")).abs() < 1e-5, "{row:?}");
+        assert!(cos("big", "large") > cos("submit", "large").max(0.0) + 0.3, "synonyms are nearer than other words");
+        assert!((row[bucket("button")] - cos("submit", "large").max(0.0)).abs() < 1e-5);
+        assert_eq!(row[similar.align_buckets], row[bucket("target 0")], "the shared vector takes the strongest alignment");
+        // It needs the vectors: a config asking for it with learned embeddings is refused.
+        let learned = NeuralConfig { align_similar: true, ..NeuralConfig::default() };
+        assert!(learned.validate().unwrap_err().contains("align_similar"));
+    }
+
     /// With GloVe the table's words read its vectors, their learned rows take no gradient, and a
     /// checkpoint names the table it needs.
     #[test]

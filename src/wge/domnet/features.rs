@@ -106,6 +106,25 @@ fn words(s: &str) -> impl Iterator<Item = String> + '_ {
     s.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase)
 }
 
+/// The unit vectors of a text's words that the table holds.
+fn unit_vectors(vectors: &WordVectors, text: &str) -> Vec<Vec<f32>> {
+    words(text)
+        .filter_map(|w| vectors.get(&w).map(<[f32]>::to_vec))
+        .filter_map(|mut v| {
+            let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+            (norm > 0.0).then(|| {
+                v.iter_mut().for_each(|x| *x /= norm);
+                v
+            })
+        })
+        .collect()
+}
+
+/// The largest cosine between a word of `a` and a word of `b`, at least 0 (0 when either has none).
+fn most_similar(a: &[Vec<f32>], b: &[Vec<f32>]) -> f32 {
+    a.iter().flat_map(|x| b.iter().map(move |y| x.iter().zip(y).map(|(p, q)| p * q).sum::<f32>())).fold(0.0, f32::max)
+}
+
 /// "rgb(1, 2, 3)" / "rgba(1, 2, 3, 0.5)" as RGBA in [0, 1]; anything else transparent black.
 fn rgba(s: &str) -> [f32; 4] {
     let inner = s.trim().trim_start_matches("rgba").trim_start_matches("rgb").trim_start_matches('(').trim_end_matches(')');
@@ -285,11 +304,21 @@ pub fn featurize(vocabs: &mut DomNetVocabs, obs: &Observation, cfg: &NeuralConfi
         let lower = shown.to_lowercase();
         if !lower.trim().is_empty() {
             let row = e * cfg.align_rows();
+            let similar = vocabs.vectors.as_deref().filter(|_| cfg.align_similar).map(|v| unit_vectors(v, shown));
             for (key, value) in &fields {
-                if value.to_lowercase().contains(lower.trim()) {
-                    input.align[row + key_bucket(key, &mut vocabs.keys, cfg)] += 1.0;
+                let strength = if value.to_lowercase().contains(lower.trim()) {
+                    1.0
+                } else {
+                    match (&similar, &vocabs.vectors) {
+                        (Some(mine), Some(v)) => most_similar(mine, &unit_vectors(v, value)),
+                        _ => 0.0,
+                    }
+                };
+                if strength > 0.0 {
+                    input.align[row + key_bucket(key, &mut vocabs.keys, cfg)] += strength;
                     if cfg.align_any {
-                        input.align[row + cfg.align_buckets] = 1.0;
+                        let any = &mut input.align[row + cfg.align_buckets];
+                        *any = any.max(strength);
                     }
                 }
             }
