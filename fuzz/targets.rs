@@ -25,7 +25,7 @@ use weblab::navigator::config::{Head, NavigatorConfig};
 use weblab::navigator::train::{rollout, site_task};
 use weblab::request::{SNAPSHOT_SCHEMA, SavedRun, TrainRequest};
 use weblab::rng::Rng;
-use weblab::share::{DemoMaker, Replay, SHARE_VERSION, ShareState, SharedDemo, WgeEvent, WgeRecipe, WgeResult, WgeTimed};
+use weblab::share::{DemoMaker, Replay, SHARE_VERSION, ShareState, SharedDemo, WgeEvent, WgeRecipe, WgeResult, WgeTimed, Words};
 use weblab::sim::SimEnv;
 use weblab::task::{EnvRequest, TaskSpec};
 use weblab::util::block_on;
@@ -180,6 +180,7 @@ fn share_states() -> Vec<ShareState> {
             eval_seeds: (0..10).map(|k| (1 << 30) + k).collect(),
             sender: WgeResult { workflow: 7, neural: Some(2) },
             max_steps: Some(10),
+            words: Words::GloveCosine,
         })),
         ..episode.clone()
     };

@@ -136,6 +136,42 @@ pub struct WgeRecipe {
     /// `wge::session::LEGACY_MAX_STEPS`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_steps: Option<u32>,
+    /// How DOMNet read words (absent: learned, as every link made before the view offered GloVe).
+    #[serde(default, skip_serializing_if = "Words::is_learned")]
+    pub words: Words,
+}
+
+/// How DOMNet reads words in a WGE run, as the view offers it (the benchmark's `WGE_WORDS=glove`
+/// and `WGE_ALIGN=similar`; `NeuralConfig::reading_words` turns it into settings): one setting a
+/// session, a saved view and a share link carry.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Words {
+    /// Learned word embeddings (`WordEmbedding::Learned`, the default).
+    #[default]
+    Learned,
+    /// The shipped GloVe 6B 50-d vectors held fixed (`WordEmbedding::Glove6b50d`).
+    Glove,
+    /// GloVe as above, and an element aligned with a field by its words' cosine too
+    /// (`align_similar`, ours): click-checkboxes-soft's synonyms.
+    GloveCosine,
+}
+
+impl Words {
+    /// Whether it needs the shipped word-vector table.
+    pub fn needs_vectors(self) -> bool {
+        self != Words::Learned
+    }
+
+    pub fn is_learned(&self) -> bool {
+        *self == Words::Learned
+    }
+
+    /// From its name (`learned`, `glove`, `glove_cosine`), or why not.
+    pub fn from_name(name: &str) -> Result<Self, String> {
+        serde_json::from_value(serde_json::Value::String(name.into()))
+            .map_err(|_| format!("DOMNet reads words as \"learned\", \"glove\" or \"glove_cosine\", not \"{name}\""))
+    }
 }
 
 impl WgeRecipe {
@@ -382,6 +418,7 @@ mod tests {
                 eval_seeds: (0..10).map(|k| (1 << 30) + k).collect(),
                 sender: WgeResult { workflow: 7, neural: Some(2) },
                 max_steps: Some(10),
+                words: Words::Learned,
             })),
         }
     }
@@ -401,6 +438,15 @@ mod tests {
         let st = ShareState::decode(&format!("s={}", b64_encode(legacy.to_string().as_bytes())), &[]).unwrap();
         let Some(Replay::Workflows(r)) = st.replay else { panic!("a WGE run") };
         assert_eq!(r.max_steps, None);
+        // A run whose DOMNet read words through GloVe says so; one that learned them, as before.
+        assert!(!s.encode().is_empty() && !serde_json::to_string(&s).unwrap().contains("words"));
+        let mut glove = wge();
+        let Some(Replay::Workflows(r)) = &mut glove.replay else { unreachable!() };
+        r.words = Words::GloveCosine;
+        assert_eq!(ShareState::decode(&glove.encode(), &[]).unwrap(), glove);
+        let mut bad = serde_json::to_value(&glove).unwrap();
+        bad["replay"]["workflows"]["words"] = "bert".into();
+        assert!(ShareState::decode(&format!("s={}", b64_encode(bad.to_string().as_bytes())), &[]).is_err());
     }
 
     #[test]

@@ -69,6 +69,7 @@ export function initWge(ctx) {
     $('wge-stop').disabled = !view.exploring || !exploreRunning;
     $('wge-reset-policy').disabled = busy;
     $('wge-neural').disabled = busy;
+    $('wge-words').disabled = busy;
   }
 
   // A task the session can take: one of the lab's own or a real MiniWoB++ page, by its key
@@ -130,9 +131,11 @@ export function initWge(ctx) {
     await sleep(Math.min(400, stepDelay()));
   }
 
+  const WORDS = { learned: '', glove: ', words through GloVe 6B 50-d (fixed)', glove_cosine: ", words through GloVe 6B 50-d (fixed) and aligned by their cosine" };
+
   function showNeural(n) {
     $('wge-neural-note').textContent = n.on
-      ? `DOMNet: ${plural(n.replay, 'successful episode')} in its replay (replayed once a goal shape has ${n.min_group}), ${plural(n.updates, 'update')}${n.success === null || n.success === undefined ? '' : ` · greedy success ${(100 * n.success).toFixed(0)}% on ${n.seeds} held-out seeds`}. Saved with the session (its replay is not).`
+      ? `DOMNet${WORDS[session.words()] || ''}: ${plural(n.replay, 'successful episode')} in its replay (replayed once a goal shape has ${n.min_group}), ${plural(n.updates, 'update')}${n.success === null || n.success === undefined ? '' : ` · greedy success ${(100 * n.success).toFixed(0)}% on ${n.seeds} held-out seeds`}. Saved with the session (its replay is not).`
       : '';
   }
 
@@ -178,6 +181,7 @@ export function initWge(ctx) {
     try {
       const plan = await session.openRun(state);
       $('wge-neural').checked = false;
+      $('wge-words').value = session.words();
       render();
       for (;;) {
         if (stopAsked) {
@@ -202,6 +206,7 @@ export function initWge(ctx) {
         chart.draw();
       }
       $('wge-neural').checked = session.neuralStatus().on;
+      $('wge-words').value = session.words();
       if (session.neuralStatus().on) showNeural(session.neuralStatus());
       render();
       end.say('Evaluating the re-run policies on the link\'s seeds…');
@@ -331,6 +336,20 @@ export function initWge(ctx) {
     } catch (e) {
       $('wge-neural').checked = false;
       ctx.message(`The neural policy could not start: ${errorText(e)}`);
+    } finally {
+      end();
+    }
+  });
+  $('wge-words').addEventListener('change', async () => {
+    const words = $('wge-words').value;
+    const end = ctx.busy(words === 'learned' ? 'DOMNet learns its word embeddings…' : 'Loading the GloVe word vectors for DOMNet…');
+    await ctx.painted();
+    try {
+      showNeural(await session.setWords(words));
+      kept.persist();
+    } catch (e) {
+      $('wge-words').value = session.words();
+      ctx.message(`DOMNet's words were not changed: ${errorText(e)}`);
     } finally {
       end();
     }

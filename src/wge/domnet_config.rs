@@ -79,6 +79,8 @@ pub enum WordEmbedding {
     Glove6b50d,
 }
 
+pub use crate::share::Words;
+
 // What a saved config that predates a setting was trained with: the code's architecture.
 fn code_spatial() -> NeighbourPool {
     NeighbourPool::Mean
@@ -295,6 +297,15 @@ impl NeuralConfig {
     /// frozen GloVe, at the dimension a registry package ships).
     pub fn with_glove(self) -> Self {
         NeuralConfig { word_embedding: WordEmbedding::Glove6b50d, word_dim: GLOVE_DIM, ..self }
+    }
+
+    /// The same, reading words as the WGE view's setting says (`Words`).
+    pub fn reading_words(self, words: Words) -> Self {
+        match words {
+            Words::Learned => self,
+            Words::Glove => self.with_glove(),
+            Words::GloveCosine => NeuralConfig { align_similar: true, ..self.with_glove() },
+        }
     }
 
     /// A text's encoding: the BiLSTM's two final states (code: 64).
@@ -515,6 +526,22 @@ mod tests {
         g.validate().unwrap();
         assert_eq!((g.word_dim, g.element_dim()), (50, 772));
         assert!(NeuralConfig { word_dim: 100, ..g }.validate().unwrap_err().contains("word_dim 50"));
+    }
+
+    #[test]
+    fn the_views_word_settings_are_the_benchmarks() {
+        let c = NeuralConfig::default();
+        assert_eq!(c.clone().reading_words(Words::Learned), c);
+        assert_eq!(c.clone().reading_words(Words::Glove), c.clone().with_glove());
+        let cos = c.clone().reading_words(Words::GloveCosine);
+        assert!(cos.align_similar && cos.word_embedding == WordEmbedding::Glove6b50d);
+        cos.validate().unwrap();
+        for w in [Words::Learned, Words::Glove, Words::GloveCosine] {
+            let name = serde_json::to_value(w).unwrap();
+            assert_eq!(Words::from_name(name.as_str().unwrap()).unwrap(), w);
+        }
+        assert!(Words::from_name("bert").unwrap_err().contains("not \"bert\""));
+        assert!(!Words::Learned.needs_vectors() && Words::GloveCosine.needs_vectors());
     }
 
     #[test]

@@ -12,7 +12,7 @@ use crate::share::{WgeEvent, WgeTimed};
 use crate::task::TaskSpec;
 use crate::wge::config::{WgeConfig, max_steps_for, utterance_goal_for};
 use crate::wge::demo_import::check_demo_size;
-use crate::wge::domnet_config::{MAX_EPISODE_STEPS, NeuralConfig};
+use crate::wge::domnet_config::{MAX_EPISODE_STEPS, NeuralConfig, Words};
 use crate::wge::induction::{InductionConfig, WorkflowLattice, induce};
 use crate::wge::policy::WorkflowPolicy;
 
@@ -134,6 +134,9 @@ pub struct Saved {
     /// DOMNet's state; its checkpoint and Adam moments are stored beside this JSON, as bytes.
     #[serde(default)]
     pub neural: Option<SavedNeural>,
+    /// How DOMNet reads words (absent in sessions saved before the view offered GloVe: learned).
+    #[serde(default, skip_serializing_if = "Words::is_learned")]
+    pub words: Words,
 }
 
 #[derive(Clone, Serialize, Deserialize)]
@@ -163,6 +166,8 @@ pub struct State {
     /// `None` once something happened that a link cannot say (the seeds changed mid-run, the
     /// saved weights did not fit); starting the policy afresh starts a new log.
     pub run: Option<RunLog>,
+    /// How DOMNet reads words in this session (`Words`; a share link carries it).
+    pub words: Words,
 }
 
 impl Default for State {
@@ -181,6 +186,7 @@ impl State {
             policy_seed,
             tally: Tally::default(),
             run: Some(RunLog::default()),
+            words: Words::Learned,
         }
     }
 
@@ -191,14 +197,16 @@ impl State {
 
     /// DOMNet's settings in the view for this run: the defaults, reading the utterance alone on
     /// the natural-language tasks (`wge::config::utterance_goal_for`, as the benchmark does; judged
-    /// by the page's name, so `miniwob/<name>` too), its episodes capped as the workflow policy's.
+    /// by the page's name, so `miniwob/<name>` too), its episodes capped as the workflow policy's,
+    /// its words read as the session says (`words`).
     pub fn domnet_config(&self) -> NeuralConfig {
         let page = self.task.as_deref().and_then(|t| spec_of(t).ok());
-        NeuralConfig {
+        (NeuralConfig {
             utterance_goal: page.is_some_and(|p| utterance_goal_for(p.name())),
             max_episode_steps: self.max_steps(),
             ..NeuralConfig::default()
-        }
+        })
+        .reading_words(self.words)
     }
 
     pub fn log(&mut self, event: WgeEvent) {
@@ -300,6 +308,7 @@ impl State {
             policy: Some(self.policy.to_json()),
             run: self.run.clone(),
             neural,
+            words: self.words,
         };
         let json = serde_json::to_string(&saved).map_err(|e| e.to_string())?;
         if json.len() > MAX_SESSION_BYTES {
@@ -337,6 +346,7 @@ impl State {
             fresh.add_induced(e, lattice).map_err(damaged)?;
         }
         fresh.tally = saved.tally;
+        fresh.words = saved.words;
         if fresh.tally.recent.len() > SUCCESS_WINDOW || fresh.tally.successes > fresh.tally.episodes {
             return Err("the saved WGE session is damaged: its exploration counts disagree".into());
         }
@@ -407,6 +417,13 @@ mod tests {
         let (back, resumed, neural) = State::restore(&json).unwrap();
         assert!(resumed && neural.is_none());
         assert_eq!((back.demos.len(), back.task.as_deref()), (1, Some("click-test")));
+        assert_eq!(back.words, Words::Learned);
+        assert!(!json.contains("\"words\""), "a session with learned words is saved as before");
+        // How DOMNet reads words comes back, and decides its config.
+        s.words = Words::GloveCosine;
+        let (back, ..) = State::restore(&s.save(None).unwrap()).unwrap();
+        assert_eq!(back.words, Words::GloveCosine);
+        assert_eq!(back.domnet_config(), State { words: Words::Learned, ..back }.domnet_config().reading_words(Words::GloveCosine));
         // A session too large to read back is not written (the store keeps its last save).
         let mut big = State::default();
         big.add(entry(MAX_SESSION_BYTES)).unwrap();

@@ -9,6 +9,9 @@
 // seeds) resumes after a reload (DOMNet's counters and curve with it, a damaged checkpoint
 // refused with a message and the rest kept), and its share link, opened in a fresh page, re-runs
 // it to the same trained state and the same evaluation — twice in that tab.
+// DOMNet reading words through GloVe: the table fetched when asked (a 404 leaves the setting as it
+// was, with why), the setting resumed after a reload and carried by a link whose re-run trains the
+// same weights.
 // Run by scripts/test.sh after `trunk build`: node --test tests/e2e/
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -255,5 +258,71 @@ test('DOMNet resumes after a reload, and a shared run re-runs to the same result
   );
   assert.equal(await page.evaluate(() => window.wgeView.neural().on), false);
   assert.equal(await page.evaluate(() => document.getElementById('wge-neural').checked), false);
+  assert.deepEqual(errors, []);
+});
+
+test('DOMNet reads words through GloVe when asked: the table is fetched, the setting resumes and travels in a link, and a missing table changes nothing', { timeout: 300_000 }, async () => {
+  // A tab whose table cannot be fetched: the setting stays as it was, with why.
+  const { page: broken, errors: brokenErrors } = await openApp(app.context, `${app.server.url}#/wge`, await app.context.newPage());
+  await broken.route('**/data/glove-6b-50d-tasks.wlv', (r) => r.fulfill({ status: 404, body: 'gone' }));
+  await broken.selectOption('#wge-words', 'glove');
+  await broken.waitForFunction(() => /^DOMNet's words were not changed: the word vectors \(data\/glove-6b-50d-tasks\.wlv\) could not be loaded: HTTP 404/.test(document.getElementById('message-text').textContent), null, WAIT);
+  assert.equal(await broken.evaluate(() => document.getElementById('wge-words').value), 'learned');
+  // The browser logs the refused fetch itself; nothing else went wrong.
+  assert.deepEqual(brokenErrors.filter((e) => !/status of 404/.test(e)), []);
+  await broken.close();
+
+  const { page, errors } = await openApp(app.context, `${app.server.url}#/wge`);
+  await page.evaluate(() => localStorage.setItem('weblab-hint-dismissed-wge', '1'));
+  await idle(page);
+  await page.click('#wge-clear');
+  await page.selectOption('#source', 'builtin');
+  await page.selectOption('#task', 'login-user');
+  await page.fill('#seed', '1');
+  await page.fill('#wge-scripted-count', '3');
+  await page.click('#wge-scripted');
+  await page.waitForFunction(() => document.querySelectorAll('#wge-demos .wge-demo').length === 3, null, WAIT);
+  await idle(page);
+  await page.selectOption('#wge-words', 'glove_cosine');
+  await idle(page);
+  await page.check('#wge-neural');
+  await page.waitForFunction(() => /^DOMNet, words through GloVe 6B 50-d \(fixed\) and aligned by their cosine: /.test(document.getElementById('wge-neural-note').textContent), null, WAIT);
+  await page.uncheck('#wge-show');
+  await page.fill('#wge-episodes', '20');
+  await page.click('#wge-explore');
+  await page.waitForFunction(() => window.wgeView.tally().episodes === 20, null, { timeout: 120_000, polling: 100 });
+  await idle(page);
+  const neural = await page.evaluate(() => window.wgeView.neural());
+  assert.equal(neural.episodes, 20, JSON.stringify(neural));
+
+  // A reload: the setting and DOMNet, which cannot come back without the table, both resume.
+  await reloaded(page);
+  await page.waitForFunction(() => document.querySelectorAll('#wge-demos .wge-demo').length === 3, null, WAIT);
+  assert.equal(await page.evaluate(() => document.getElementById('wge-words').value), 'glove_cosine');
+  assert.ok((await text(page, '#wge-rec-status')).includes('DOMNet resumed (20 episodes seen'), await text(page, '#wge-rec-status'));
+  const trained = await page.evaluate(() => window.wgeView.fingerprint());
+
+  // The link carries the setting; a fresh page re-runs with it to the same weights.
+  await page.click('#share');
+  await page.waitForFunction(() => !document.getElementById('share-box').hidden && document.getElementById('share-url').value.includes('#s='), null, { timeout: 120_000 });
+  const url = await page.evaluate(() => document.getElementById('share-url').value);
+  const shared = await page.evaluate((u) => window.wasmBindings.Lab.parseShare(new URL(u).hash, []), url);
+  assert.equal(shared.replay.workflows.words, 'glove_cosine');
+  const { page: other, errors: otherErrors } = await openApp(app.context, url, await app.context.newPage());
+  await other.waitForFunction(() => !document.getElementById('wge-eval').hidden && document.getElementById('busy').hidden, null, { timeout: 180_000, polling: 200 });
+  assert.match(await text(other, '#wge-eval-note'), /the run reproduced\.$/, await text(other, '#message-text'));
+  assert.equal(await other.evaluate(() => document.getElementById('wge-words').value), 'glove_cosine');
+  assert.equal(await other.evaluate(() => window.wgeView.fingerprint()), trained, 'the re-run trained the same weights');
+  assert.deepEqual(otherErrors, []);
+  await other.close();
+
+  // Learned words again: DOMNet starts afresh, and this run (DOMNet read words both ways) is
+  // one no link can carry, until the policy is reset.
+  await page.selectOption('#wge-words', 'learned');
+  await page.waitForFunction(() => /^DOMNet: .*0 updates/.test(document.getElementById('wge-neural-note').textContent), null, WAIT);
+  assert.equal((await page.evaluate(() => window.wgeView.neural())).episodes, 0);
+  await page.click('#share');
+  await page.waitForFunction(() => /Could not make a share link.*not known in full \(their exploration seeds or DOMNet's words changed mid-run/.test(document.getElementById('message-text').textContent), null, WAIT);
+  await page.screenshot({ path: join(shots, 'wge-words.png') });
   assert.deepEqual(errors, []);
 });

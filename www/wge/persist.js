@@ -61,6 +61,7 @@ export function sessionStore(ctx, session, chart, show) {
         const nb = saved.neural && typeof saved.neural === 'object' ? saved.neural : {};
         const neural = session.restoreNeural(bytes(nb.checkpoint), bytes(nb.optimizer));
         $('wge-neural').checked = neural.on;
+        $('wge-words').value = session.words();
         chart.load(Array.isArray(saved.chart) ? saved.chart : []);
         show.tally(session.tally());
         if (session.task()) ctx.setTask(session.task());

@@ -27,7 +27,7 @@ use crate::share::{
 use crate::task::{Env, TaskSpec};
 use crate::wge::config::WgeConfig;
 use crate::wge::demo_import::MAX_WGE_FILE_BYTES;
-use crate::wge::domnet_config::NeuralConfig;
+use crate::wge::domnet_config::{NeuralConfig, Words};
 use crate::wge::explore::{run_episode, train_episode};
 use crate::wge::neural::NeuralPolicy;
 use crate::wge::policy::{Mode, WorkflowPolicy};
@@ -36,6 +36,7 @@ use crate::wge::replay::ReplayEpisode;
 pub mod import;
 mod share;
 mod view;
+mod words;
 pub use crate::wge::session::{DemoSource, MAX_DEMOS, WGE_VIEW_FORMAT};
 use crate::wge::session::{Entry, LEGACY_MAX_STEPS, Played, SUCCESS_WINDOW, SavedNeural, State, Tally, spec_of};
 use import::{ImportReport, from_lab_demo, induce_yielding, read_file};
@@ -72,14 +73,17 @@ pub struct WgeSession {
 }
 
 fn new_neural(cfg: NeuralConfig) -> Result<NeuralPolicy, String> {
-    NeuralPolicy::new(cfg, &burn::prelude::Device::flex().autodiff())
+    let vectors = words::vectors_for(&cfg)?;
+    NeuralPolicy::with_word_vectors(cfg, vectors, &burn::prelude::Device::flex().autodiff())
 }
 
 /// DOMNet as a reload brings it back: from its checkpoint (weights, vocabularies, counters) and
 /// Adam's moments; its replay and sampling start afresh. Refused unless it has the view's settings
 /// for the run (`State::domnet_config`).
 fn neural_from_bytes(checkpoint: &[u8], optimizer: Option<&[u8]>, cfg: &NeuralConfig) -> Result<NeuralPolicy, String> {
-    let mut n = NeuralPolicy::from_checkpoint(checkpoint, &burn::prelude::Device::flex().autodiff()).map_err(|e| e.to_string())?;
+    let vectors = words::vectors_for(cfg)?;
+    let mut n =
+        NeuralPolicy::from_checkpoint_with_word_vectors(checkpoint, vectors, &burn::prelude::Device::flex().autodiff()).map_err(|e| e.to_string())?;
     if n.cfg != *cfg {
         return Err("it was trained with other settings than the view's".into());
     }
@@ -364,6 +368,42 @@ impl WgeSession {
         Ok(self.neural_status())
     }
 
+    /// How DOMNet reads words (`learned`, `glove`, `glove_cosine`: `Words`), fetching the shipped
+    /// GloVe table the first time it is asked for. A DOMNet already built reads words otherwise,
+    /// so it starts afresh (learning again if it was); a run whose DOMNet read words the other
+    /// way is one no link can carry (Reset the policy starts one). Resolves DOMNet's status.
+    #[wasm_bindgen(js_name = setWords)]
+    pub fn set_words(&self, name: String) -> Promise {
+        let core = self.core.clone();
+        future_to_promise(async move {
+            let w = Words::from_name(&name).map_err(js_err)?;
+            words::load(w).await.map_err(js_err)?;
+            if core.state.borrow().words != w {
+                let had = core.neural.borrow().is_some();
+                let ran = {
+                    let mut s = core.state.borrow_mut();
+                    s.words = w;
+                    s.run.as_ref().is_some_and(|r| r.events.iter().any(|e| e.event == WgeEvent::NeuralOn))
+                };
+                if ran {
+                    core.state.borrow_mut().run = None;
+                }
+                if had {
+                    let on = *core.neural_on.borrow();
+                    core.drop_neural();
+                    core.set_neural(on).map_err(js_err)?;
+                }
+            }
+            let n = core.neural.borrow();
+            Ok(to_js(&neural_view(n.as_ref(), *core.neural_on.borrow(), None, 0)))
+        })
+    }
+
+    /// How DOMNet reads words in this session (`setWords`' names).
+    pub fn words(&self) -> String {
+        serde_json::to_value(self.core.state.borrow().words).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()
+    }
+
     /// Judges the neural policy greedily on `seeds` episodes of the session's task (seeds from
     /// `EVAL_SEEDS_FROM`) on page #0: resolves to its success rate and training counters.
     #[wasm_bindgen(js_name = judgeNeural)]
@@ -500,6 +540,9 @@ async fn scripted_episode<E: Env>(
 /// in slices that let the browser in.
 async fn restore(core: Core, pending: Rc<RefCell<Option<SavedNeural>>>, json: String) -> Result<bool, String> {
     let (fresh, resumed, neural) = State::restore_with(json, async |steps, last, cfg| induce_yielding(steps, last, cfg).await).await?;
+    // The table its DOMNet reads through, before `restoreNeural` needs it (when it cannot be
+    // had, that says why DOMNet did not come back; the rest of the session does).
+    let _ = words::load(fresh.words).await;
     *core.state.borrow_mut() = fresh;
     *core.neural.borrow_mut() = None;
     *core.neural_on.borrow_mut() = false;

@@ -149,7 +149,7 @@ impl Core {
             demos.push(SharedDemo { by, seed: played.seed, data_mode: played.data_mode.clone(), actions });
         }
         let run = s.run.as_ref().ok_or(
-            "what trained these policies is not known in full (their exploration seeds changed mid-run, or the session was saved by an older lab): press Reset the policy to start a run a link can carry",
+            "what trained these policies is not known in full (their exploration seeds or DOMNet's words changed mid-run, or the session was saved by an older lab): press Reset the policy to start a run a link can carry",
         )?;
         if s.tally.episodes > MAX_WGE_EPISODES {
             return Err(format!("a link re-runs at most {MAX_WGE_EPISODES} exploration episodes and this run has {}", s.tally.episodes));
@@ -171,6 +171,7 @@ impl Core {
                 eval_seeds: (0..SHARE_EVAL_SEEDS).map(|k| EVAL_SEEDS_FROM + k).collect(),
                 sender: WgeResult { workflow: 0, neural: None },
                 max_steps: Some(s.max_steps()),
+                words: s.words,
             },
         ))
     }
@@ -265,6 +266,8 @@ impl WgeSession {
             fresh.task = Some(task);
             fresh.policy.config.max_steps = recipe.max_steps.unwrap_or(LEGACY_MAX_STEPS);
             fresh.tally.next_seed = recipe.first_seed;
+            words::load(recipe.words).await.map_err(js_err)?;
+            fresh.words = recipe.words;
             *core.state.borrow_mut() = fresh;
             *core.neural.borrow_mut() = None;
             *core.neural_on.borrow_mut() = false;
