@@ -151,14 +151,8 @@ test('the WGE view imports a demonstration, shows its lattice and explores with 
 });
 
 const idle = (page) => page.waitForFunction(() => !document.getElementById('wge-scripted').disabled && document.getElementById('busy').hidden, null, { timeout: 120_000, polling: 100 });
-const reloaded = async (page) => {
-  await page.reload();
-  await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 120_000 });
-};
-
-test('DOMNet resumes after a reload, and a shared run re-runs to the same result in a fresh page', { timeout: 600_000 }, async () => {
-  const { page, errors } = await openApp(app.context, `${app.server.url}#/wge`);
-  assert.equal(await page.evaluate(() => document.body.dataset.ready), 'true', await text(page, '#message-text'));
+// A fresh session of three scripted login-user demonstrations (seeds 1-3), the view idle after.
+const threeScriptedLoginUsers = async (page) => {
   await page.evaluate(() => localStorage.setItem('weblab-hint-dismissed-wge', '1'));
   await idle(page);
   await page.click('#wge-clear');
@@ -169,6 +163,16 @@ test('DOMNet resumes after a reload, and a shared run re-runs to the same result
   await page.click('#wge-scripted');
   await page.waitForFunction(() => document.querySelectorAll('#wge-demos .wge-demo').length === 3, null, WAIT);
   await idle(page);
+};
+const reloaded = async (page) => {
+  await page.reload();
+  await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 120_000 });
+};
+
+test('DOMNet resumes after a reload, and a shared run re-runs to the same result in a fresh page', { timeout: 600_000 }, async () => {
+  const { page, errors } = await openApp(app.context, `${app.server.url}#/wge`);
+  assert.equal(await page.evaluate(() => document.body.dataset.ready), 'true', await text(page, '#message-text'));
+  await threeScriptedLoginUsers(page);
   await page.check('#wge-neural');
   await page.waitForFunction(() => /^DOMNet: /.test(document.getElementById('wge-neural-note').textContent), null, WAIT);
   await page.uncheck('#wge-show');
@@ -273,16 +277,7 @@ test('DOMNet reads words through GloVe when asked: the table is fetched, the set
   await broken.close();
 
   const { page, errors } = await openApp(app.context, `${app.server.url}#/wge`);
-  await page.evaluate(() => localStorage.setItem('weblab-hint-dismissed-wge', '1'));
-  await idle(page);
-  await page.click('#wge-clear');
-  await page.selectOption('#source', 'builtin');
-  await page.selectOption('#task', 'login-user');
-  await page.fill('#seed', '1');
-  await page.fill('#wge-scripted-count', '3');
-  await page.click('#wge-scripted');
-  await page.waitForFunction(() => document.querySelectorAll('#wge-demos .wge-demo').length === 3, null, WAIT);
-  await idle(page);
+  await threeScriptedLoginUsers(page);
   await page.selectOption('#wge-words', 'glove_cosine');
   await idle(page);
   await page.check('#wge-neural');

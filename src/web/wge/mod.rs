@@ -380,13 +380,12 @@ impl WgeSession {
             words::load(w).await.map_err(js_err)?;
             if core.state.borrow().words != w {
                 let had = core.neural.borrow().is_some();
-                let ran = {
+                {
                     let mut s = core.state.borrow_mut();
                     s.words = w;
-                    s.run.as_ref().is_some_and(|r| r.events.iter().any(|e| e.event == WgeEvent::NeuralOn))
-                };
-                if ran {
-                    core.state.borrow_mut().run = None;
+                    if s.run.as_ref().is_some_and(|r| r.events.iter().any(|e| e.event == WgeEvent::NeuralOn)) {
+                        s.run = None;
+                    }
                 }
                 if had {
                     let on = *core.neural_on.borrow();
