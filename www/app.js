@@ -350,6 +350,9 @@ async function main() {
         () => showMessage('Copy the share link from the box above.', 'info'),
       );
     } catch (e) {
+      // A link made before stands for a state no longer shown: do not leave it to be copied.
+      $('share-url').value = '';
+      $('share-box').hidden = true;
       showMessage(`Could not make a share link: ${errorText(e)}`);
     }
   });

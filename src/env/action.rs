@@ -155,6 +155,8 @@ impl Action {
             Action::Click(r) => format!("click {}", what(*r)),
             Action::Type(r, t) => format!("type \"{}\" into {}", clip(t, 24), what(*r)),
             Action::Select(r, o) => format!("select \"{}\" in {}", clip(o, 24), what(*r)),
+            // On an element that holds no value the actuator and the simulator click it: say so.
+            Action::SetValue(r, _) if dom.and_then(|d| Some(set_clicks(d, d.index_of(*r)?))) == Some(true) => format!("click {}", what(*r)),
             Action::SetValue(r, v) => format!("set {} to \"{}\"", what(*r), clip(v, 24)),
             Action::Wait(ms) => format!("wait {ms} ms"),
             Action::MoveTo(x, y) => format!("move to ({x}, {y})"),
@@ -179,6 +181,30 @@ impl Action {
         match self {
             Action::Type(_, t) | Action::Select(_, t) | Action::SetValue(_, t) | Action::TypeText(t) | Action::PressKey(t) => Some(t),
             _ => None,
+        }
+    }
+}
+
+/// Whether a `SetValue` on node `i` is a click, as the actuator (`set_field`) and the simulator
+/// perform it: a button-like input, or an element that is no field and holds no radio group.
+fn set_clicks(dom: &DomGraph, i: usize) -> bool {
+    const CLICKED_INPUTS: [&str; 7] = ["INPUT_button", "INPUT_submit", "INPUT_reset", "INPUT_image", "INPUT_file", "INPUT_color", "INPUT_range"];
+    let tag = dom.nodes[i].tag.as_str();
+    match tag {
+        t if CLICKED_INPUTS.contains(&t) => true,
+        t if t.starts_with("INPUT_") => false,
+        "TEXTAREA" | "SELECT" | "LABEL" => false,
+        // A text pseudo-node is acted on through its parent element.
+        _ if dom.nodes[i].is_text() => dom.nodes[i].parent.is_some_and(|p| set_clicks(dom, p)),
+        _ => {
+            let mut stack = dom.nodes[i].children.clone();
+            while let Some(c) = stack.pop() {
+                if dom.nodes[c].tag == "INPUT_radio" {
+                    return false;
+                }
+                stack.extend(&dom.nodes[c].children);
+            }
+            true
         }
     }
 }
@@ -225,6 +251,37 @@ mod tests {
         assert_eq!(Action::Click(2).describe(Some(&dom)), "click INPUT_checkbox #2");
         assert_eq!(Action::Click(9).describe(Some(&dom)), "click #9");
         assert_eq!(Action::Click(1).describe(None), "click #1");
+    }
+
+    #[test]
+    fn describe_calls_a_set_that_clicks_a_click() {
+        let node = |r: NodeRef, parent: Option<usize>, children: Vec<usize>, tag: &str, text: &str| DomNode {
+            r#ref: r,
+            parent,
+            children,
+            tag: tag.into(),
+            text: text.into(),
+            ..Default::default()
+        };
+        let dom = DomGraph {
+            nodes: vec![
+                node(0, None, vec![1, 2, 3, 5], "DIV", ""),
+                node(1, Some(0), vec![], "BUTTON", "Next"),
+                node(2, Some(0), vec![], "INPUT_text", ""),
+                node(3, Some(0), vec![4], "DIV", ""),
+                node(4, Some(3), vec![], "INPUT_radio", ""),
+                node(5, Some(0), vec![], "INPUT_submit", ""),
+            ],
+            truncated: 0,
+        };
+        let set = |r: NodeRef| Action::SetValue(r, "bob".into()).describe(Some(&dom));
+        assert_eq!(set(1), "click BUTTON \"Next\" #1");
+        assert_eq!(set(5), "click INPUT_submit #5");
+        assert_eq!(set(2), "set INPUT_text #2 to \"bob\"");
+        // A radio group's container chooses among its radios: a set, not a click.
+        assert_eq!(set(3), "set DIV #3 to \"bob\"");
+        // Without the page nothing is known of the element.
+        assert_eq!(Action::SetValue(1, "bob".into()).describe(None), "set #1 to \"bob\"");
     }
 
     #[test]

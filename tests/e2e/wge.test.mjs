@@ -318,6 +318,8 @@ test('DOMNet reads words through GloVe when asked: the table is fetched, the set
   assert.equal((await page.evaluate(() => window.wgeView.neural())).episodes, 0);
   await page.click('#share');
   await page.waitForFunction(() => /Could not make a share link.*not known in full \(their exploration seeds or DOMNet's words changed mid-run/.test(document.getElementById('message-text').textContent), null, WAIT);
+  // The link made before is not left in the box to be copied for a run it no longer matches.
+  assert.deepEqual(await page.evaluate(() => [document.getElementById('share-box').hidden, document.getElementById('share-url').value]), [true, '']);
   await page.screenshot({ path: join(shots, 'wge-words.png') });
   assert.deepEqual(errors, []);
 });
