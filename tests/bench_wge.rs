@@ -55,7 +55,7 @@ use weblab::wge::word_vectors::WordVectors;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-const TASKS: [&str; 14] = [
+const TASKS: [&str; 15] = [
     "click-checkboxes",
     "click-checkboxes-large",
     "click-checkboxes-soft",
@@ -63,6 +63,7 @@ const TASKS: [&str; 14] = [
     "multi-orderings",
     "multi-layouts",
     "social-media",
+    "social-media-all",
     "social-media-some",
     "email-inbox",
     "email-inbox-nl",
@@ -82,6 +83,7 @@ fn paper(task: &str) -> Option<u32> {
         "multi-orderings" => 100,
         "multi-layouts" => 100,
         "social-media" => 100,
+        "social-media-all" => 0,
         "social-media-some" => 42,
         "email-inbox" => 99,
         "email-inbox-nl" => 93,
