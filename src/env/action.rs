@@ -227,17 +227,14 @@ mod tests {
         assert_eq!(back, acts);
     }
 
+    /// A node of a hand-built graph: its ref, links, tag and own text.
+    fn node(r: NodeRef, parent: Option<usize>, children: Vec<usize>, tag: &str, text: &str) -> DomNode {
+        DomNode { r#ref: r, parent, children, tag: tag.into(), text: text.into(), ..Default::default() }
+    }
+
     #[test]
     fn describe_names_an_element_by_the_text_under_it() {
         // LABEL #1 holds a checkbox and a text node: its own text is empty.
-        let node = |r: NodeRef, parent: Option<usize>, children: Vec<usize>, tag: &str, text: &str| DomNode {
-            r#ref: r,
-            parent,
-            children,
-            tag: tag.into(),
-            text: text.into(),
-            ..Default::default()
-        };
         let dom = DomGraph {
             nodes: vec![
                 node(0, None, vec![1], "DIV", ""),
@@ -255,14 +252,6 @@ mod tests {
 
     #[test]
     fn describe_calls_a_set_that_clicks_a_click() {
-        let node = |r: NodeRef, parent: Option<usize>, children: Vec<usize>, tag: &str, text: &str| DomNode {
-            r#ref: r,
-            parent,
-            children,
-            tag: tag.into(),
-            text: text.into(),
-            ..Default::default()
-        };
         let dom = DomGraph {
             nodes: vec![
                 node(0, None, vec![1, 2, 3, 5], "DIV", ""),
