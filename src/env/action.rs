@@ -185,13 +185,16 @@ impl Action {
     }
 }
 
+/// The `<input>` types a `SetValue` clicks rather than fills: they hold no value a user types or
+/// ticks. One list for the actuator (live DOM), the simulator and [`Action::describe`].
+pub const CLICKED_INPUT_TYPES: [&str; 7] = ["button", "submit", "reset", "image", "file", "color", "range"];
+
 /// Whether a `SetValue` on node `i` is a click, as the actuator (`set_field`) and the simulator
 /// perform it: a button-like input, or an element that is no field and holds no radio group.
 fn set_clicks(dom: &DomGraph, i: usize) -> bool {
-    const CLICKED_INPUTS: [&str; 7] = ["INPUT_button", "INPUT_submit", "INPUT_reset", "INPUT_image", "INPUT_file", "INPUT_color", "INPUT_range"];
     let tag = dom.nodes[i].tag.as_str();
     match tag {
-        t if CLICKED_INPUTS.contains(&t) => true,
+        t if t.strip_prefix("INPUT_").is_some_and(|ty| CLICKED_INPUT_TYPES.contains(&ty)) => true,
         t if t.starts_with("INPUT_") => false,
         "TEXTAREA" | "SELECT" | "LABEL" => false,
         // A text pseudo-node is acted on through its parent element.

@@ -20,7 +20,7 @@ pub mod task;
 
 use serde::{Deserialize, Serialize};
 
-pub use action::{Action, Point};
+pub use action::{Action, CLICKED_INPUT_TYPES, Point};
 pub use episode::{EpisodeGuard, STEP_LIMIT_REASON};
 pub use error::EnvError;
 pub use instruction::{Field, Instruction, goal_tokens};

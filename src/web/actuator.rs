@@ -19,7 +19,7 @@ use super::input::{self, InputState};
 use super::reader::DomReader;
 use super::util;
 use super::util::{as_html, as_html_tag, js_message};
-use crate::env::{Action, EnvError};
+use crate::env::{Action, CLICKED_INPUT_TYPES, EnvError};
 
 pub async fn perform(
     action: &Action,
@@ -75,7 +75,7 @@ fn set_field(el: &Element, value: &str, win: &Window, doc: &Document) -> Result<
                 }
             }
             "radio" => choose_radio(&radio_group(input, doc), value, win, doc),
-            "button" | "submit" | "reset" | "image" | "file" | "color" | "range" => click(el, win, doc),
+            ty if CLICKED_INPUT_TYPES.contains(&ty) => click(el, win, doc),
             _ => replace_text(el, value, doc),
         };
     }

@@ -3,7 +3,7 @@
 
 use super::reader::{collapse, descendants, input_type, text_content};
 use super::{Outcome, SiteSim};
-use crate::env::{Action, EnvError};
+use crate::env::{Action, CLICKED_INPUT_TYPES, EnvError};
 use crate::gminiwob::reward::field_correct;
 use crate::gminiwob::site::Element;
 
@@ -279,7 +279,7 @@ impl SiteSim {
                     let group = self.radio_group(i);
                     self.choose_radio(&group, value);
                 }
-                "button" | "submit" | "reset" | "image" | "file" | "color" | "range" => self.click(i),
+                ty if CLICKED_INPUT_TYPES.contains(&ty) => self.click(i),
                 _ => self.replace_text(i, value),
             },
             "select" => {
