@@ -182,8 +182,10 @@ fn schedule(seed: u64) -> Schedule {
     // WGE_WORDS=glove: words through the shipped GloVe 6B 50-d vectors, held fixed (the code's
     // frozen GloVe); else learned embeddings.
     let cfg = if option_env!("WGE_WORDS") == Some("glove") { cfg.with_glove() } else { cfg };
-    // WGE_ALIGN=similar (with WGE_WORDS=glove): words aligned by their vectors' cosine too (ours).
-    let cfg = NeuralConfig { align_similar: option_env!("WGE_ALIGN") == Some("similar"), ..cfg };
+    // WGE_ALIGN, a comma-separated list (ours): `similar` (with WGE_WORDS=glove) aligns words by
+    // their vectors' cosine too; `classes` aligns an element without text by its class names.
+    let align: Vec<&str> = option_env!("WGE_ALIGN").unwrap_or("").split(',').map(str::trim).collect();
+    let cfg = NeuralConfig { align_similar: align.contains(&"similar"), align_classes: align.contains(&"classes"), ..cfg };
     Schedule { vectors: word_vectors(&cfg), cfg, on_policy: setting(option_env!("WGE_ON_POLICY"), 1) }
 }
 
@@ -315,6 +317,8 @@ async fn bench_workflow_policy_on_table_1_tasks() {
         };
         let words =
             if sched.cfg.align_similar { format!("{words}; alignment by exact containment or the words' cosine (WGE_ALIGN=similar)") } else { words };
+        let words =
+            if sched.cfg.align_classes { format!("{words}; an element without text aligned by its class names (WGE_ALIGN=classes)") } else { words };
         console_log!(
             "DOMNet's words: {words}; architecture: {}",
             if option_env!("WGE_DOMNET") == Some("paper") { "the paper's §5" } else { "the code's" }

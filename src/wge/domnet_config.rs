@@ -155,6 +155,13 @@ pub struct NeuralConfig {
     /// goal's words, which exact containment never aligns. Off by default and in saved configs.
     #[serde(default)]
     pub align_similar: bool,
+    /// An element without text (an icon) is aligned with each field one of whose value's words is
+    /// one of its class names, whole (ours; not in the code, which aligns text alone):
+    /// social-media's Reply, Retweet and Like buttons are empty spans named only by their class,
+    /// so a goal no demonstration shows (Reply) has nothing to align with. Off by default and in
+    /// saved configs.
+    #[serde(default)]
+    pub align_classes: bool,
     /// Spatial neighbours lie within this many pixels (code and §5: 30).
     pub neighbour_px: f32,
     /// Spatial neighbours averaged (code, the default) or summed (§5).
@@ -240,6 +247,7 @@ impl Default for NeuralConfig {
             align_keys: AlignKeys::FirstSeen,
             align_any: true,
             align_similar: false,
+            align_classes: false,
             neighbour_px: 30.0,
             spatial_pool: NeighbourPool::Mean,
             tree_pool: TreePool::LinearSum,
@@ -511,7 +519,17 @@ mod tests {
         p.validate().unwrap();
         // A saved config from before these settings was trained with the code's architecture.
         let mut old = serde_json::to_value(&c).unwrap();
-        for k in ["spatial_pool", "tree_pool", "goal_match", "baseline_kind", "word_embedding", "align_keys", "align_any", "align_similar"] {
+        for k in [
+            "spatial_pool",
+            "tree_pool",
+            "goal_match",
+            "baseline_kind",
+            "word_embedding",
+            "align_keys",
+            "align_any",
+            "align_similar",
+            "align_classes",
+        ] {
             old.as_object_mut().unwrap().remove(k);
         }
         // Its field keys were hashed into buckets, with no shared vector (the lab's before

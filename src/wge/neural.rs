@@ -721,6 +721,42 @@ mod tests {
         assert!(learned.validate().unwrap_err().contains("align_similar"));
     }
 
+    /// With `align_classes`, an element without text (social-media's Reply icon, an empty span of
+    /// class "reply") aligns with the field one of whose words is one of its class names, whole;
+    /// a class that only contains the word, and any element with text, do not align by class.
+    #[test]
+    fn icons_align_by_their_class_names_with_align_classes() {
+        let mut obs = fixed_obs();
+        let icon = obs.dom.nodes.iter().position(|n| n.text == "Submit").unwrap();
+        let r = obs.dom.nodes[icon].r#ref;
+        obs.dom.nodes[icon].text.clear();
+        obs.dom.nodes[icon].classes = vec!["reply".into()];
+        let fields = vec![Field { key: "button".into(), value: "Reply".into() }, Field { key: "user".into(), value: "@kenda".into() }];
+        obs.instruction = Instruction::new("For the user @kenda, click on the \"Reply\" button.", fields);
+        let row_of = |cfg: &NeuralConfig, obs: &Observation| {
+            let mut v = DomNetVocabs::new(cfg);
+            let x = featurize(&mut v, obs, cfg);
+            let e = x.refs.iter().position(|&q| q == r).unwrap();
+            (x.align[e * cfg.align_rows()..(e + 1) * cfg.align_rows()].to_vec(), v.keys)
+        };
+        let code = NeuralConfig::default();
+        assert!(row_of(&code, &obs).0.iter().all(|&c| c == 0.0), "the code aligns text alone");
+        let classes = NeuralConfig { align_classes: true, ..code };
+        classes.validate().unwrap();
+        let (row, keys) = row_of(&classes, &obs);
+        let bucket = |k: &str| keys.get(k).unwrap() as usize - 1;
+        assert_eq!(row[bucket("button")], 1.0, "{row:?}");
+        assert_eq!(row[..classes.align_buckets].iter().sum::<f32>(), 1.0, "the user field does not align: {row:?}");
+        assert_eq!(row[classes.align_buckets], 1.0, "the shared vector too");
+        // "email-reply" is not the word "reply"; and an element with text aligns by its text alone.
+        let mut other = obs.clone();
+        other.dom.nodes[icon].classes = vec!["email-reply".into()];
+        assert!(row_of(&classes, &other).0.iter().all(|&c| c == 0.0));
+        other.dom.nodes[icon].classes = vec!["reply".into()];
+        other.dom.nodes[icon].text = "Open".into();
+        assert!(row_of(&classes, &other).0.iter().all(|&c| c == 0.0));
+    }
+
     /// With GloVe the table's words read its vectors, their learned rows take no gradient, and a
     /// checkpoint names the table it needs.
     #[test]

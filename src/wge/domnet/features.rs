@@ -302,11 +302,17 @@ pub fn featurize(vocabs: &mut DomNetVocabs, obs: &Observation, cfg: &NeuralConfi
         input.numeric.extend(rgba(&node.fg_color));
         input.numeric.extend(rgba(&node.bg_color));
         let lower = shown.to_lowercase();
-        if !lower.trim().is_empty() {
+        let text = lower.trim();
+        // With `align_classes` (ours), an element without text — an icon — is named by its classes.
+        let icon_names: Vec<String> =
+            if cfg.align_classes && text.is_empty() { node.classes.iter().map(|c| c.to_lowercase()).collect() } else { Vec::new() };
+        if !text.is_empty() || !icon_names.is_empty() {
             let row = e * cfg.align_rows();
             let similar = vocabs.vectors.as_deref().filter(|_| cfg.align_similar).map(|v| unit_vectors(v, shown));
             for (key, value) in &fields {
-                let strength = if value.to_lowercase().contains(lower.trim()) {
+                let strength = if text.is_empty() {
+                    if words(value).any(|w| icon_names.contains(&w)) { 1.0 } else { 0.0 }
+                } else if value.to_lowercase().contains(text) {
                     1.0
                 } else {
                     match (&similar, &vocabs.vectors) {
