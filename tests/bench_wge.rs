@@ -94,10 +94,13 @@ fn paper(task: &str) -> Option<u32> {
 const DEMOS: u32 = 10;
 
 /// The real MiniWoB++ page of a row: email-inbox-nl is the people-phrased email-inbox-nl-turk
-/// (the paper's "email-inbox-nl"; its published demonstrations are of that page).
+/// (the paper's "email-inbox-nl"; its published demonstrations are of that page), and book-flight
+/// runs on book-flight-nodelay, the same page without its loading delay, where the published
+/// book-flight demonstrations were recorded.
 fn real_page(task: &str) -> &str {
     match task {
         "email-inbox-nl" => "email-inbox-nl-turk",
+        "book-flight" => "book-flight-nodelay",
         t => t,
     }
 }
