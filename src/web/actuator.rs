@@ -18,7 +18,7 @@ use web_sys::{
 use super::input::{self, InputState};
 use super::reader::DomReader;
 use super::util;
-use super::util::{as_html, as_html_tag, js_message};
+use super::util::{as_html, as_html_tag, field_value, js_message, set_field_value};
 use crate::env::{Action, CLICKED_INPUT_TYPES, EnvError};
 
 pub async fn perform(
@@ -167,9 +167,9 @@ fn replace_text(el: &Element, value: &str, doc: &Document) -> Result<(), EnvErro
         let command = if value.is_empty() { "delete" } else { "insertText" };
         let _ = html_doc.exec_command_with_show_ui_and_value(command, false, value);
     }
-    if current_value(el).as_deref() != Some(value) {
+    if field_value(el).as_deref() != Some(value) {
         // Fields execCommand cannot edit: set the value and say so with an input event.
-        set_value(el, value);
+        set_field_value(el, value);
         let init = web_sys::InputEventInit::new();
         init.set_bubbles(true);
         init.set_input_type("insertReplacementText");
@@ -370,9 +370,9 @@ fn type_text(el: &Element, text: &str, doc: &Document) -> Result<(), EnvError> {
     };
     // Fallback for fields execCommand cannot edit (it returns false, or leaves the value as it was).
     if let Some(before) = before {
-        let now = current_value(el).unwrap_or_default();
+        let now = field_value(el).unwrap_or_default();
         if (!inserted || now == before) && !text.is_empty() {
-            set_value(el, &format!("{before}{text}"));
+            set_field_value(el, &format!("{before}{text}"));
             let init = web_sys::InputEventInit::new();
             init.set_bubbles(true);
             init.set_input_type("insertText");
@@ -386,18 +386,6 @@ fn type_text(el: &Element, text: &str, doc: &Document) -> Result<(), EnvError> {
 
 fn has_focus(el: &Element, doc: &Document) -> bool {
     doc.active_element().is_some_and(|a| &a == el)
-}
-
-fn current_value(el: &Element) -> Option<String> {
-    as_html_tag::<HtmlInputElement>(el, "INPUT").map(|i| i.value()).or_else(|| as_html_tag::<HtmlTextAreaElement>(el, "TEXTAREA").map(|t| t.value()))
-}
-
-fn set_value(el: &Element, v: &str) {
-    if let Some(i) = as_html_tag::<HtmlInputElement>(el, "INPUT") {
-        i.set_value(v);
-    } else if let Some(t) = as_html_tag::<HtmlTextAreaElement>(el, "TEXTAREA") {
-        t.set_value(v);
-    }
 }
 
 fn select(el: &Element, option: &str, action: &Action) -> Result<(), EnvError> {

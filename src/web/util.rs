@@ -60,6 +60,22 @@ pub fn as_html_tag<'a, T: JsCast>(el: &'a web_sys::Element, tag: &str) -> Option
     (as_html(el).is_some() && el.tag_name().eq_ignore_ascii_case(tag)).then(|| el.unchecked_ref())
 }
 
+/// The text a text box (INPUT or TEXTAREA) holds; None for any other element.
+pub fn field_value(el: &web_sys::Element) -> Option<String> {
+    as_html_tag::<web_sys::HtmlInputElement>(el, "INPUT")
+        .map(|i| i.value())
+        .or_else(|| as_html_tag::<web_sys::HtmlTextAreaElement>(el, "TEXTAREA").map(|t| t.value()))
+}
+
+/// Sets the text of a text box (INPUT or TEXTAREA); any other element is left as it is.
+pub fn set_field_value(el: &web_sys::Element, v: &str) {
+    if let Some(i) = as_html_tag::<web_sys::HtmlInputElement>(el, "INPUT") {
+        i.set_value(v);
+    } else if let Some(t) = as_html_tag::<web_sys::HtmlTextAreaElement>(el, "TEXTAREA") {
+        t.set_value(v);
+    }
+}
+
 pub fn window() -> web_sys::Window {
     web_sys::window().expect("a browser window")
 }

@@ -10,7 +10,7 @@
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Element, HtmlDocument, HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 
-use super::super::util::{as_html, as_html_tag, call, get, js_message};
+use super::super::util::{as_html, as_html_tag, call, field_value, get, js_message, set_field_value};
 use super::events::{Init, fire};
 use super::pointer::{Page, scroll_from, scrolls_y};
 use crate::env::{EnvError, KeyPress};
@@ -144,22 +144,10 @@ fn activate(el: &Element) {
     }
 }
 
-fn value(el: &Element) -> Option<String> {
-    as_html_tag::<HtmlInputElement>(el, "INPUT").map(|i| i.value()).or_else(|| as_html_tag::<HtmlTextAreaElement>(el, "TEXTAREA").map(|t| t.value()))
-}
-
-fn set_value(el: &Element, v: &str) {
-    if let Some(i) = as_html_tag::<HtmlInputElement>(el, "INPUT") {
-        i.set_value(v);
-    } else if let Some(t) = as_html_tag::<HtmlTextAreaElement>(el, "TEXTAREA") {
-        t.set_value(v);
-    }
-}
-
 /// A text field's selection in UTF-16 units (types without one, such as email and number, have
 /// the caret at the end).
 fn field_selection(el: &Element) -> (usize, usize) {
-    let len = value(el).unwrap_or_default().encode_utf16().count();
+    let len = field_value(el).unwrap_or_default().encode_utf16().count();
     let at = |key: &str| get(el, key).as_f64().map_or(len, |v| v as usize).min(len);
     (at("selectionStart"), at("selectionEnd"))
 }
@@ -180,15 +168,15 @@ fn insert(page: &Page, el: &Element, text: &str) -> Result<(), EnvError> {
     if !editable(el) {
         return Ok(());
     }
-    let before = value(el);
+    let before = field_value(el);
     let done = exec(page, "insertText", text);
     if let Some(before) = before
-        && (!done || value(el).as_deref() == Some(before.as_str()))
+        && (!done || field_value(el).as_deref() == Some(before.as_str()))
     {
         let (start, end) = field_selection(el);
         let units: Vec<u16> = before.encode_utf16().collect();
         let now = format!("{}{text}{}", String::from_utf16_lossy(&units[..start]), String::from_utf16_lossy(&units[end..]));
-        set_value(el, &now);
+        set_field_value(el, &now);
         let caret = start + text.encode_utf16().count();
         set_field_selection(el, caret, caret);
         input_event(page, el, "insertText", Some(text))?;
@@ -201,10 +189,10 @@ fn edit(page: &Page, el: &Element, command: &str) -> Result<(), EnvError> {
     if !editable(el) {
         return Ok(());
     }
-    let before = value(el);
+    let before = field_value(el);
     let done = exec(page, command, "");
     if let Some(before) = before
-        && (!done || value(el).as_deref() == Some(before.as_str()))
+        && (!done || field_value(el).as_deref() == Some(before.as_str()))
     {
         let (mut start, mut end) = field_selection(el);
         let units: Vec<u16> = before.encode_utf16().collect();
@@ -216,7 +204,7 @@ fn edit(page: &Page, el: &Element, command: &str) -> Result<(), EnvError> {
             }
         }
         let now = format!("{}{}", String::from_utf16_lossy(&units[..start]), String::from_utf16_lossy(&units[end..]));
-        set_value(el, &now);
+        set_field_value(el, &now);
         set_field_selection(el, start, start);
         let kind = if command == "delete" { "deleteContentBackward" } else { "deleteContentForward" };
         input_event(page, el, kind, None)?;
@@ -325,7 +313,7 @@ fn navigate(page: &Page, el: &Element, k: &KeyPress) -> Result<(), EnvError> {
     let key = k.key.as_str();
     let forward = matches!(key, "ArrowRight" | "ArrowDown" | "End" | "PageDown");
     if text_field(el) {
-        let text: Vec<u16> = value(el).unwrap_or_default().encode_utf16().collect();
+        let text: Vec<u16> = field_value(el).unwrap_or_default().encode_utf16().collect();
         let (start, end) = field_selection(el);
         let newline = '\n' as u16;
         let line_start = |at: usize| text[..at].iter().rposition(|&u| u == newline).map_or(0, |i| i + 1);
@@ -483,7 +471,7 @@ fn select_all(page: &Page, el: &Element) {
 
 /// The selected text: in a focused text field its selection, elsewhere the page's.
 fn selected_text(page: &Page, el: &Element) -> String {
-    if let Some(v) = value(el).filter(|_| text_field(el) || el.tag_name() == "TEXTAREA" || el.tag_name() == "INPUT") {
+    if let Some(v) = field_value(el).filter(|_| text_field(el) || el.tag_name() == "TEXTAREA" || el.tag_name() == "INPUT") {
         let units: Vec<u16> = v.encode_utf16().collect();
         let (start, end) = field_selection(el);
         return String::from_utf16_lossy(&units[start.min(end)..end.max(start)]);
