@@ -18,7 +18,9 @@
 # words through the shipped GloVe 6B 50-d vectors, held fixed (data/glove-6b-50d-tasks.wlv);
 # WGE_DOMNET=paper takes the paper's §5 DOMNet instead of the code's; WGE_ALIGN=similar (with
 # WGE_WORDS=glove) also aligns an element with a field by the largest cosine of their words (ours);
-# WGE_ALIGN=classes aligns an element without text (an icon) by its class names (ours); both: similar,classes.
+# WGE_ALIGN=similar-mean the same by the mean over the element's words of each one's best cosine
+# (ours); WGE_ALIGN=classes aligns an element without text (an icon) by its class names (ours);
+# a comma list takes several: similar-mean,classes.
 set -euo pipefail
 BENCH_TIMEOUT=7200 source "$(dirname "$0")/lib-bench.sh"
 # Read at compile time by the benchmark (option_env!): the browser has no environment variables.

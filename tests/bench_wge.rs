@@ -186,9 +186,16 @@ fn schedule(seed: u64) -> Schedule {
     // frozen GloVe); else learned embeddings.
     let cfg = if option_env!("WGE_WORDS") == Some("glove") { cfg.with_glove() } else { cfg };
     // WGE_ALIGN, a comma-separated list (ours): `similar` (with WGE_WORDS=glove) aligns words by
-    // their vectors' cosine too; `classes` aligns an element without text by its class names.
+    // their vectors' cosine too, the largest of any pair; `similar-mean` the same by the mean of
+    // each element word's best cosine; `classes` aligns an element without text by its classes.
     let align: Vec<&str> = option_env!("WGE_ALIGN").unwrap_or("").split(',').map(str::trim).collect();
-    let cfg = NeuralConfig { align_similar: align.contains(&"similar"), align_classes: align.contains(&"classes"), ..cfg };
+    let mean = align.contains(&"similar-mean");
+    let cfg = NeuralConfig {
+        align_similar: mean || align.contains(&"similar"),
+        align_similar_mean: mean,
+        align_classes: align.contains(&"classes"),
+        ..cfg
+    };
     Schedule { vectors: word_vectors(&cfg), cfg, on_policy: setting(option_env!("WGE_ON_POLICY"), 1) }
 }
 
@@ -318,8 +325,13 @@ async fn bench_workflow_policy_on_table_1_tasks() {
             WordEmbedding::Learned => format!("learned {}-d word embeddings (WGE_WORDS=glove: GloVe 6B 50d, fixed)", sched.cfg.word_dim),
             WordEmbedding::Glove6b50d => format!("GloVe 6B 50d word vectors, fixed ({}; others learned)", "data/glove-6b-50d-tasks.wlv"),
         };
-        let words =
-            if sched.cfg.align_similar { format!("{words}; alignment by exact containment or the words' cosine (WGE_ALIGN=similar)") } else { words };
+        let words = if sched.cfg.align_similar_mean {
+            format!("{words}; alignment by exact containment or the mean of each element word's best cosine (WGE_ALIGN=similar-mean)")
+        } else if sched.cfg.align_similar {
+            format!("{words}; alignment by exact containment or the words' cosine (WGE_ALIGN=similar)")
+        } else {
+            words
+        };
         let words =
             if sched.cfg.align_classes { format!("{words}; an element without text aligned by its class names (WGE_ALIGN=classes)") } else { words };
         console_log!(

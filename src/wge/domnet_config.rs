@@ -155,6 +155,14 @@ pub struct NeuralConfig {
     /// goal's words, which exact containment never aligns. Off by default and in saved configs.
     #[serde(default)]
     pub align_similar: bool,
+    /// With `align_similar`, the strength is the mean over the element's words of each word's
+    /// best cosine with the value's words (a word the value holds counts 1, a word the table
+    /// lacks 0), instead of the largest cosine of any pair (ours): under the largest pair,
+    /// social-media's "Embed Tweet" aligns with a "Copy link to Tweet" goal as fully as the menu
+    /// item that goal names, through "tweet" alone. One-word elements (click-checkboxes-soft's
+    /// boxes) align the same under both. Off by default and in saved configs.
+    #[serde(default)]
+    pub align_similar_mean: bool,
     /// An element without text (an icon) is aligned with each field one of whose value's words is
     /// one of its class names, whole (ours; not in the code, which aligns text alone):
     /// social-media's Reply, Retweet and Like buttons are empty spans named only by their class,
@@ -247,6 +255,7 @@ impl Default for NeuralConfig {
             align_keys: AlignKeys::FirstSeen,
             align_any: true,
             align_similar: false,
+            align_similar_mean: false,
             align_classes: false,
             neighbour_px: 30.0,
             spatial_pool: NeighbourPool::Mean,
@@ -434,6 +443,9 @@ impl NeuralConfig {
         if let Some((name, v)) = finite.iter().find(|(_, v)| !v.is_finite()) {
             return Err(format!("neural policy config: {name} must be a number, not {v}"));
         }
+        if self.align_similar_mean && !self.align_similar {
+            return Err("neural policy config: align_similar_mean is a rule of align_similar: set align_similar too".into());
+        }
         if self.align_similar && self.word_embedding == WordEmbedding::Learned {
             return Err("neural policy config: align_similar compares words through fixed word vectors: set word_embedding too".into());
         }
@@ -528,6 +540,7 @@ mod tests {
             "align_keys",
             "align_any",
             "align_similar",
+            "align_similar_mean",
             "align_classes",
         ] {
             old.as_object_mut().unwrap().remove(k);

@@ -721,6 +721,45 @@ mod tests {
         assert!(learned.validate().unwrap_err().contains("align_similar"));
     }
 
+    /// With `align_similar_mean` an element of several words aligns by how well each of its words
+    /// is matched, not by its best word: "Embed Tweet" no longer aligns with a "Copy link to
+    /// Tweet" goal as fully as the item that goal names, and a one-word element is unchanged.
+    #[test]
+    fn several_words_align_by_their_mean_with_align_similar_mean() {
+        let glove = shipped_glove();
+        let mut obs = fixed_obs();
+        let at = obs.dom.nodes.iter().position(|n| n.text == "Submit").unwrap();
+        let r = obs.dom.nodes[at].r#ref;
+        let fields = vec![Field { key: "button".into(), value: "Copy link to Tweet".into() }];
+        obs.instruction = Instruction::new("For the user @kenda, click on the \"Copy link to Tweet\" button.", fields);
+        let strength = |cfg: &NeuralConfig, text: &str| {
+            let mut o = obs.clone();
+            o.dom.nodes[at].text = text.into();
+            let mut v = DomNetVocabs::new(cfg);
+            v.vectors = Some(glove.clone());
+            let x = featurize(&mut v, &o, cfg);
+            let e = x.refs.iter().position(|&q| q == r).unwrap();
+            x.align[e * cfg.align_rows() + cfg.align_buckets]
+        };
+        let any_pair = NeuralConfig { align_similar: true, ..NeuralConfig::default().with_glove() };
+        let mean = NeuralConfig { align_similar_mean: true, ..any_pair.clone() };
+        mean.validate().unwrap();
+        let unit = |w: &str| {
+            let v = glove.get(w).unwrap();
+            let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+            v.iter().map(|x| x / n).collect::<Vec<f32>>()
+        };
+        let cos = |a: &str, b: &str| unit(a).iter().zip(unit(b)).map(|(x, y)| x * y).sum::<f32>();
+        let embed = ["copy", "link", "to", "tweet"].iter().map(|w| cos("embed", w)).fold(0.0, f32::max);
+        assert!(embed < 0.9, "{embed}");
+        assert_eq!(strength(&any_pair, "Embed Tweet"), 1.0, "the largest pair: tweet = tweet");
+        assert!((strength(&mean, "Embed Tweet") - (embed + 1.0) / 2.0).abs() < 1e-5);
+        assert_eq!(strength(&mean, "Copy link to Tweet"), 1.0, "the item the goal names");
+        assert_eq!(strength(&mean, "Embed"), strength(&any_pair, "Embed"), "one word: the same under both");
+        let alone = NeuralConfig { align_similar: false, ..mean };
+        assert!(alone.validate().unwrap_err().contains("align_similar_mean"));
+    }
+
     /// With `align_classes`, an element without text (social-media's Reply icon, an empty span of
     /// class "reply") aligns with the field one of whose words is one of its class names, whole;
     /// a class that only contains the word, and any element with text, do not align by class.

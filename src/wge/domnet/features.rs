@@ -125,6 +125,16 @@ fn most_similar(a: &[Vec<f32>], b: &[Vec<f32>]) -> f32 {
     a.iter().flat_map(|x| b.iter().map(move |y| x.iter().zip(y).map(|(p, q)| p * q).sum::<f32>())).fold(0.0, f32::max)
 }
 
+/// The mean over `text`'s words of each one's best cosine with a word of `value` (at least 0): 1
+/// for a word `value` holds, 0 for a word the table lacks (`align_similar_mean`).
+fn mean_best_similar(vectors: &WordVectors, text: &str, value: &str) -> f32 {
+    let theirs: Vec<String> = words(value).collect();
+    let their_vectors = unit_vectors(vectors, value);
+    let scores: Vec<f32> =
+        words(text).map(|w| if theirs.contains(&w) { 1.0 } else { most_similar(&unit_vectors(vectors, &w), &their_vectors) }).collect();
+    if scores.is_empty() { 0.0 } else { scores.iter().sum::<f32>() / scores.len() as f32 }
+}
+
 /// "rgb(1, 2, 3)" / "rgba(1, 2, 3, 0.5)" as RGBA in [0, 1]; anything else transparent black.
 fn rgba(s: &str) -> [f32; 4] {
     let inner = s.trim().trim_start_matches("rgba").trim_start_matches("rgb").trim_start_matches('(').trim_end_matches(')');
@@ -316,6 +326,7 @@ pub fn featurize(vocabs: &mut DomNetVocabs, obs: &Observation, cfg: &NeuralConfi
                     1.0
                 } else {
                     match (&similar, &vocabs.vectors) {
+                        (Some(_), Some(v)) if cfg.align_similar_mean => mean_best_similar(v, shown, value),
                         (Some(mine), Some(v)) => most_similar(mine, &unit_vectors(v, value)),
                         _ => 0.0,
                     }
