@@ -106,18 +106,19 @@ fn words(s: &str) -> impl Iterator<Item = String> + '_ {
     s.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase)
 }
 
+/// A word's unit vector, when the table holds it (and it is not zero).
+fn unit_vector(vectors: &WordVectors, word: &str) -> Option<Vec<f32>> {
+    let mut v = vectors.get(word)?.to_vec();
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    (norm > 0.0).then(|| {
+        v.iter_mut().for_each(|x| *x /= norm);
+        v
+    })
+}
+
 /// The unit vectors of a text's words that the table holds.
 fn unit_vectors(vectors: &WordVectors, text: &str) -> Vec<Vec<f32>> {
-    words(text)
-        .filter_map(|w| vectors.get(&w).map(<[f32]>::to_vec))
-        .filter_map(|mut v| {
-            let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-            (norm > 0.0).then(|| {
-                v.iter_mut().for_each(|x| *x /= norm);
-                v
-            })
-        })
-        .collect()
+    words(text).filter_map(|w| unit_vector(vectors, &w)).collect()
 }
 
 /// The largest cosine between a word of `a` and a word of `b`, at least 0 (0 when either has none).
@@ -125,14 +126,24 @@ fn most_similar(a: &[Vec<f32>], b: &[Vec<f32>]) -> f32 {
     a.iter().flat_map(|x| b.iter().map(move |y| x.iter().zip(y).map(|(p, q)| p * q).sum::<f32>())).fold(0.0, f32::max)
 }
 
-/// The mean over `text`'s words of each one's best cosine with a word of `value` (at least 0): 1
-/// for a word `value` holds, 0 for a word the table lacks (`align_similar_mean`).
-fn mean_best_similar(vectors: &WordVectors, text: &str, value: &str) -> f32 {
-    let theirs: Vec<String> = words(value).collect();
-    let their_vectors = unit_vectors(vectors, value);
-    let scores: Vec<f32> =
-        words(text).map(|w| if theirs.contains(&w) { 1.0 } else { most_similar(&unit_vectors(vectors, &w), &their_vectors) }).collect();
-    if scores.is_empty() { 0.0 } else { scores.iter().sum::<f32>() / scores.len() as f32 }
+/// A field's value as the alignment reads it, taken once a page rather than once an element.
+struct FieldWords {
+    lower: String,
+    words: Vec<String>,
+    /// The unit vectors of its words the table holds (with `align_similar` only).
+    vectors: Vec<Vec<f32>>,
+}
+
+/// The mean over an element's words of each one's best cosine with a word of the field (at least
+/// 0): 1 for a word the field holds, 0 for a word the table lacks (`align_similar_mean`).
+fn mean_best_similar(mine: &[(String, Option<Vec<f32>>)], field: &FieldWords) -> f32 {
+    if mine.is_empty() {
+        return 0.0;
+    }
+    let score = |(w, v): &(String, Option<Vec<f32>>)| {
+        if field.words.contains(w) { 1.0 } else { v.as_ref().map_or(0.0, |v| most_similar(std::slice::from_ref(v), &field.vectors)) }
+    };
+    mine.iter().map(score).sum::<f32>() / mine.len() as f32
 }
 
 /// "rgb(1, 2, 3)" / "rgba(1, 2, 3, 0.5)" as RGBA in [0, 1]; anything else transparent black.
@@ -291,6 +302,15 @@ pub fn featurize(vocabs: &mut DomNetVocabs, obs: &Observation, cfg: &NeuralConfi
     // The goal's words: the utterance's and the fields' values'.
     let goal_words: std::collections::HashSet<String> =
         words(&obs.instruction.utterance).chain(fields.iter().flat_map(|(_, v)| words(v).collect::<Vec<_>>())).collect();
+    let similar_vectors = vocabs.vectors.clone().filter(|_| cfg.align_similar);
+    let field_words: Vec<FieldWords> = fields
+        .iter()
+        .map(|(_, v)| FieldWords {
+            lower: v.to_lowercase(),
+            words: words(v).collect(),
+            vectors: similar_vectors.as_deref().map_or_else(Vec::new, |vs| unit_vectors(vs, v)),
+        })
+        .collect();
     let mut matched: Vec<Vec<u32>> = Vec::with_capacity(n);
     let mut has_text = Vec::with_capacity(n);
     for (e, &i) in leaves.iter().enumerate() {
@@ -318,17 +338,26 @@ pub fn featurize(vocabs: &mut DomNetVocabs, obs: &Observation, cfg: &NeuralConfi
             if cfg.align_classes && text.is_empty() { node.classes.iter().map(|c| c.to_lowercase()).collect() } else { Vec::new() };
         if !text.is_empty() || !icon_names.is_empty() {
             let row = e * cfg.align_rows();
-            let similar = vocabs.vectors.as_deref().filter(|_| cfg.align_similar).map(|v| unit_vectors(v, shown));
-            for (key, value) in &fields {
+            // Its words with their unit vectors (None where the table lacks one), for `align_similar`.
+            let mine: Option<Vec<(String, Option<Vec<f32>>)>> = similar_vectors.as_deref().map(|vs| {
+                words(shown)
+                    .map(|w| {
+                        let v = unit_vector(vs, &w);
+                        (w, v)
+                    })
+                    .collect()
+            });
+            let known: Vec<Vec<f32>> = mine.iter().flatten().filter_map(|(_, v)| v.clone()).collect();
+            for ((key, _), field) in fields.iter().zip(&field_words) {
                 let strength = if text.is_empty() {
-                    if words(value).any(|w| icon_names.contains(&w)) { 1.0 } else { 0.0 }
-                } else if value.to_lowercase().contains(text) {
+                    if field.words.iter().any(|w| icon_names.contains(w)) { 1.0 } else { 0.0 }
+                } else if field.lower.contains(text) {
                     1.0
                 } else {
-                    match (&similar, &vocabs.vectors) {
-                        (Some(_), Some(v)) if cfg.align_similar_mean => mean_best_similar(v, shown, value),
-                        (Some(mine), Some(v)) => most_similar(mine, &unit_vectors(v, value)),
-                        _ => 0.0,
+                    match &mine {
+                        Some(mine) if cfg.align_similar_mean => mean_best_similar(mine, field),
+                        Some(_) => most_similar(&known, &field.vectors),
+                        None => 0.0,
                     }
                 };
                 if strength > 0.0 {
