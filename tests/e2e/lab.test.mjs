@@ -170,10 +170,20 @@ test('a task\'s own agent acts on it, a multitask agent plays its tasks in turn 
     const singleMeta = await page.$eval('.card[data-task="miniwob/click-checkboxes"] .meta', (m) => m.textContent);
     assert.match(singleMeta, new RegExp(`pretrained agent: ${Math.round(100 * single.eval_success)}% greedy`));
     assert.doesNotMatch(singleMeta, /multitask/);
-    // A real page with no agent of its own names the lab page's agent that Watch plays there.
-    assert.ok(!manifest.some((a) => (a.tasks || []).includes('miniwob/click-test')), 'the real click-test has no agent of its own');
-    const fallback = await page.$eval('.card[data-task="miniwob/click-test"] .meta', (m) => m.textContent);
+    // A real page with no agent of its own names the lab page's agent that Watch plays there: the
+    // real click-test, with the manifest served as if no agent had been trained on it.
+    const bare = await context.newPage();
+    await bare.route('**/agents/manifest.json', async (route) => {
+      const response = await route.fetch();
+      const json = await response.json();
+      for (const a of json.agents) if (a.tasks) a.tasks = a.tasks.filter((t) => t !== 'miniwob/click-test');
+      await route.fulfill({ response, json });
+    });
+    const second = await openApp(context, app.server.url + '#/tasks', bare);
+    await bare.waitForSelector('.card[data-task="miniwob/click-test"]');
+    const fallback = await bare.$eval('.card[data-task="miniwob/click-test"] .meta', (m) => m.textContent);
     assert.match(fallback, /pretrained agent "click-test" of the lab's page \(not trained or judged here\)/);
+    assert.deepEqual(second.errors, []);
   });
 });
 
