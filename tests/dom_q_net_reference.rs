@@ -51,7 +51,8 @@ fn fingerprint(agent: &mut DomQNetAgent, pages: &[Observation]) -> Vec<f32> {
 
 /// What each shipped agent gave on [`pages`] before the stream depth and goal-token options
 /// existed (recorded with the code of commit fe1a824); click-link's are its retrained agent's
-/// (trained on the lab's and the real page, da5a15e), recorded at be90c27.
+/// (trained on the lab's and the real page, da5a15e), recorded at be90c27; agents shipped later,
+/// as the test printed them when they were added (multitask-19, multitask-typing: 2026-12-07).
 const BEFORE: &[(&str, &[f32])] = &[
     (
         "click-link.wlq",
@@ -422,6 +423,34 @@ const BEFORE: &[(&str, &[f32])] = &[
             0.52999043,
             0.13085717,
             0.21611415,
+        ],
+    ),
+    (
+        "multitask-19.wlq",
+        &[
+            0.5864693, 2.4524183, 1.0912057, 0.35387185, 0.35116598, 2.8089128, 1.1122293, 0.34571338, 0.30313846, 0.32102582, 0.8918081, 0.31960747,
+            0.34541428, 1.0947472, 0.9210254, 0.32859302,
+        ],
+    ),
+    (
+        "multitask-typing.wlq",
+        &[
+            0.14917305,
+            1.5473129,
+            0.98142785,
+            0.051912345,
+            0.22342156,
+            1.4921093,
+            0.93323153,
+            0.025170803,
+            0.380506,
+            1.1116227,
+            0.80411005,
+            0.037450947,
+            0.35089168,
+            1.3715775,
+            0.5764243,
+            0.033128045,
         ],
     ),
 ];
