@@ -17,11 +17,10 @@
 //   node tests/e2e/bench-dqn.mjs --update-profile [--updates 100] [--batch 128] [--preset P]
 //        (the update alone on the CPU backend in the tab, phase by phase, on the simulator's
 //        pages: the same as `cargo run --release --example bench_update -- flex P N B`)
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DIST, serve } from './serve.mjs';
 import { launch } from './browser.mjs';
-import { openLab, presetConfig, PRESETS, trainInPage, webgpuInfo } from './dqn.mjs';
+import { openLab, presetConfig, PRESETS, trainInPage, trainWithSnapshots, webgpuInfo } from './dqn.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -96,26 +95,6 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => { console.log(`\n(${signal}: stopped early)`); report(); process.exit(130); });
 }
 
-// The run the snapshot file belongs to: a file of another run is refused, not continued.
-const runKey = (o) => JSON.stringify({ tasks: o.tasks, frames: o.frames, backend: o.backend, config: o.config, seed: o.seed });
-async function snapshotted(page, opts) {
-  const file = args.snapshot;
-  const saved = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : null;
-  if (saved) {
-    if (saved.run !== runKey(opts)) throw new Error(`${file} is a snapshot of another run (${saved.run}); this one is ${runKey(opts)}`);
-    console.log(`  ${file}: continuing the run saved at step ${saved.snapshot.env_steps} (${saved.parts} part(s), ${(saved.active_s / 60).toFixed(1)} min of training before)`);
-  }
-  // Training time of the earlier parts: a resumed run's wall-clock is the sum of its parts.
-  const before = saved?.active_s ?? 0, parts = (saved?.parts ?? 0) + 1;
-  return trainInPage(page, { ...opts, resume: saved?.snapshot, snapshotEveryS: Number(args['snapshot-every']), snapshotReplay: Number(args['snapshot-replay']) }, undefined, (snap) => {
-    // Written beside, then renamed: a run killed mid-write keeps its previous snapshot.
-    const record = { run: runKey(opts), active_s: before + snap.active_s, parts, saved_at: new Date().toISOString(), snapshot: snap };
-    writeFileSync(`${file}.tmp`, JSON.stringify(record));
-    renameSync(`${file}.tmp`, file);
-    console.log(`  snapshot at step ${snap.env_steps} written to ${file} (${(record.active_s / 60).toFixed(1)} min of training in ${parts} part(s))`);
-  });
-}
-
 // The greedy held-out episodes by the kind of goal they had, for a task whose goals come in
 // kinds (email-inbox: reply, forward, delete, star): the kind is the utterance with what varies
 // between episodes of a kind masked (quoted text, names, numbers: any word with a capital or a
@@ -187,7 +166,9 @@ try {
         evalEpisodes: Number(args.eval), afterSolved: Number(args['after-solved']),
         stopAfterS: 60 * Number(args.minutes),
       };
-      const r = args.snapshot ? await snapshotted(page, opts) : await trainInPage(page, opts);
+      const r = args.snapshot
+        ? await trainWithSnapshots(page, opts, { file: args.snapshot, everyS: Number(args['snapshot-every']), replay: Number(args['snapshot-replay']) })
+        : await trainInPage(page, opts);
       if (r.error) {
         console.log(`  failed: ${r.error}`);
         rows.push({ task: tasks.join('+'), backend, error: r.error });

@@ -2,6 +2,7 @@
 // training command (train-agents.mjs) and the end-to-end test (training.test.mjs). A run drives
 // the learner worker through www/training.js (TrainingSession) on task pages of its own, added to
 // the page's Lab; it needs nothing of the app's UI but `window.lab`.
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 
 // Opens the app on a quiet view (no agent acting on page #0) and returns the page once a Lab
 // exists. When the app's UI fails to start, a Lab is made from the wasm bindings directly.
@@ -46,6 +47,30 @@ export async function presetConfig(page, name) {
   if (!PRESETS[name]) throw new Error(`unknown preset ${name} (paper, ${Object.keys(PRESETS).join(', ')})`);
   const [paper, preset] = await page.evaluate((fn) => [window.lab.constructor.defaultDqnConfig(), window.lab.constructor[fn]()], PRESETS[name]);
   return Object.fromEntries(Object.entries(preset).filter(([k, v]) => v !== paper[k]));
+}
+
+// A run longer than a sitting, kept in `file`: every snapshot (network, Adam's moments, counters,
+// the recent replay) is written there, and a run started with the file present continues from it,
+// as the app's reload does. A file of another run (tasks, budget, backend, config, seed) is
+// refused, not continued. Returns trainInPage's summary with `parts` (sittings, this one
+// included) and `total_active_s` (training seconds of all of them).
+const runKey = (o) => JSON.stringify({ tasks: o.tasks, frames: o.frames, backend: o.backend, config: o.config, seed: o.seed });
+export async function trainWithSnapshots(page, opts, { file, everyS = 120, replay = 15000 }) {
+  const saved = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : null;
+  if (saved) {
+    if (saved.run !== runKey(opts)) throw new Error(`${file} is a snapshot of another run (${saved.run}); this one is ${runKey(opts)}`);
+    console.log(`  ${file}: continuing the run saved at step ${saved.snapshot.env_steps} (${saved.parts} part(s), ${(saved.active_s / 60).toFixed(1)} min of training before)`);
+  }
+  // Training time of the earlier parts: a resumed run's wall-clock is the sum of its parts.
+  const before = saved?.active_s ?? 0, parts = (saved?.parts ?? 0) + 1;
+  const r = await trainInPage(page, { ...opts, resume: saved?.snapshot, snapshotEveryS: everyS, snapshotReplay: replay }, undefined, (snap) => {
+    // Written beside, then renamed: a run killed mid-write keeps its previous snapshot.
+    const record = { run: runKey(opts), active_s: before + snap.active_s, parts, saved_at: new Date().toISOString(), snapshot: snap };
+    writeFileSync(`${file}.tmp`, JSON.stringify(record));
+    renameSync(`${file}.tmp`, file);
+    console.log(`  snapshot at step ${snap.env_steps} written to ${file} (${(record.active_s / 60).toFixed(1)} min of training in ${parts} part(s))`);
+  });
+  return { ...r, parts, total_active_s: before + (r.active_s ?? 0) };
 }
 
 const logExposed = new WeakSet();

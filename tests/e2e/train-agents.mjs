@@ -7,20 +7,25 @@
 //   node tests/e2e/train-agents.mjs [task ...] [--easy-budget 5000] [--medium-budget 50000]
 //        [--after-solved 1000] [--eval 50] [--min-success 0.9] [--seed 1] [--backend cpu]
 //        [--pages lab|both|miniwob] [--preset paper|fast-tab|…] [--config JSON]
-//        [--multitask NAME [--budget 100000]]
+//        [--multitask NAME [--budget 100000]] [--snapshot FILE [--snapshot-every 600]
+//        [--snapshot-replay 100000]] [--minutes M]
 // --pages both trains each agent on the lab's page and the real MiniWoB++ page of its name
 // together (tasks [t, miniwob/t]); miniwob, on the real page alone. An agent ships only if its
 // greedy success reaches --min-success on each of its pages, and the manifest lists them.
 // --multitask NAME trains one agent on all the tasks named at once (the paper's §4.2, one shared
 // replay), agents/NAME.wlq, shipped for the pages that pass (its manifest entry lists those as its
 // tasks; per_task gives every page's steps to 90 % and greedy score, passing or not).
+// --snapshot FILE keeps one run (one task or one --multitask set) in FILE as it goes, and the same
+// command run again continues it from there (a run longer than a sitting); --minutes M stops a
+// sitting after M minutes of training: a run stopped there before every page reached 90 % ships
+// nothing yet (its greedy scores so far are printed) and continues from FILE next time.
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DIST, serve } from './serve.mjs';
 import { launch } from './browser.mjs';
-import { openLab, presetConfig, trainInPage } from './dqn.mjs';
+import { openLab, presetConfig, trainInPage, trainWithSnapshots } from './dqn.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -42,6 +47,12 @@ const { values: args, positionals } = parseArgs({
     preset: { type: 'string', default: 'paper' },
     multitask: { type: 'string', default: '' },
     budget: { type: 'string', default: '100000' }, // a multitask run's steps, all tasks together
+    snapshot: { type: 'string', default: '' },
+    'snapshot-every': { type: 'string', default: '600' },
+    // Transitions a snapshot keeps: the multitask replay's 100,000 (Table 3), so a continued run
+    // goes on with its whole replay.
+    'snapshot-replay': { type: 'string', default: '100000' },
+    minutes: { type: 'string', default: '0' }, // 0: no cap on a sitting's training time
   },
 });
 const DEFAULT_TASKS = ['click-test', 'click-button', 'focus-text', 'click-link', 'click-tab', 'click-dialog', 'enter-text', 'login-user'];
@@ -77,14 +88,27 @@ try {
       const info = infos.find((t) => t.name === task);
       return { name: task, pages: pagesOf(task), frames: Number(info.difficulty === 'easy' ? args['easy-budget'] : args['medium-budget']) };
     });
+  if (args.snapshot && runs.length !== 1) throw new Error('--snapshot keeps one run: name one task, or use --multitask');
   for (const run of runs) {
     console.log(`\n${run.name} (${run.pages.join(', ')}): training, budget ${run.frames} steps`);
-    const r = await trainInPage(page, {
+    const opts = {
       tasks: run.pages, frames: run.frames, backend: args.backend, config, seed: Number(args.seed),
       stopWhenSolved: true, afterSolved: Number(args['after-solved']), evalEpisodes: Number(args.eval),
-      checkpoint: true, checkpointHalf: true, logEveryS: 60, snapshotEveryS: 86400, snapshotReplay: 0, // no snapshot within a run (a day is the most a request may ask)
-    });
+      checkpoint: true, checkpointHalf: true, logEveryS: 60, stopAfterS: 60 * Number(args.minutes),
+    };
+    const r = args.snapshot
+      ? await trainWithSnapshots(page, opts, { file: args.snapshot, everyS: Number(args['snapshot-every']), replay: Number(args['snapshot-replay']) })
+      // No snapshot within a run (a day is the most a request may ask).
+      : await trainInPage(page, { ...opts, snapshotEveryS: 86400, snapshotReplay: 0 });
     if (r.error) { console.log(`  failed: ${r.error}`); summary.push({ task: run.name, error: r.error }); continue; }
+    // Stopped by --minutes with the budget left and a page below 90 %: the run goes on next sitting.
+    const unfinished = r.env_steps < run.frames && !r.tasks.every((t) => t.solved_at_frames != null);
+    if (unfinished) {
+      const shown = (r.evaluation || []).map((e) => `${e.task} ${e.successes}/${e.episodes}`).join(', ');
+      console.log(`  stopped at the sitting's cap at step ${r.env_steps}${args.snapshot ? `; the same command continues it from ${args.snapshot}` : ''}; nothing shipped${shown ? ` (greedy so far: ${shown})` : ''}`);
+      summary.push({ task: run.name, 'solved at': '-', steps: r.env_steps, minutes: (r.active_s / 60).toFixed(1), shipped: false });
+      continue;
+    }
     // The weakest page decides; a multitask agent ships for the pages that pass (the manifest
     // lists those as its tasks, and every page's score in per_task), when at least one does.
     const minSuccess = Number(args['min-success']);
@@ -115,6 +139,8 @@ try {
         // What made it: the training seed and the command (this script's arguments; one task
         // alone unless it is a multitask agent).
         seed: Number(args.seed),
+        // A run that spanned sittings (--snapshot): how many, and its training minutes in all.
+        ...(r.parts ? { sittings: r.parts, training_minutes: Number((r.total_active_s / 60).toFixed(1)) } : {}),
         command: args.multitask
           ? `scripts/train-agents.sh ${process.argv.slice(2).map(shellWord).join(' ')}`
           : `scripts/train-agents.sh ${run.name} ${process.argv.slice(2).filter((a) => !tasks.includes(a)).map(shellWord).join(' ')}`.trim(),
