@@ -16,7 +16,8 @@
 //!
 //! Run with `scripts/bench-wge.sh` or `scripts/bench-wge-domnet.sh` (settings passed at compile
 //! time; with `WGE_DEBUG=1` set it also prints the likeliest steps of the first two
-//! demonstrations' lattices after training, and five exploration episodes; with
+//! demonstrations' lattices after training, and five exploration episodes (for one the workflow
+//! stopped, the final page's elements of the stopped step's class filter); with
 //! `WGE_SHOW_FAILURES=N`, DOMNet's first N failed test episodes, action by action).
 //!
 //! Two more settings pick the pages and the demonstrations:
@@ -45,6 +46,7 @@ use weblab::task::TaskSpec;
 use weblab::web::IframeEnv;
 use weblab::web::util::yield_now;
 use weblab::wge::config::{WgeConfig, max_steps_for, utterance_goal_for};
+use weblab::wge::constraint::Constraint;
 use weblab::wge::demo_import::{check_usable, import_wge_file};
 use weblab::wge::domnet_config::{NeuralConfig, WordEmbedding};
 use weblab::wge::explore::{EpisodeEnd, run_episode, train_episode};
@@ -492,6 +494,31 @@ async fn bench_workflow_policy_on_table_1_tasks() {
                         .constraint(&policy.demos()[c.demo].positions[c.vertex].options[c.option])
                         .map(|x| x.to_string()))
                 );
+                // Why a step found nothing: the final page's elements of its class filter, if any.
+                let stopped = ep.stopped_at.and_then(|c| {
+                    let d = &policy.demos()[c.demo];
+                    d.constraint(&d.positions[c.vertex].options[c.option])
+                });
+                let classes = match stopped {
+                    Some(Constraint::Click(set) | Constraint::Type(set, _) | Constraint::RandomType(set) | Constraint::Select(set, _)) => {
+                        set.classes.clone()
+                    }
+                    _ => None,
+                };
+                if let Some(classes) = classes {
+                    let nodes = &ep.final_observation.dom.nodes;
+                    let of: Vec<String> = nodes
+                        .iter()
+                        .filter(|n| n.classes.iter().any(|c| classes.contains(c)))
+                        .map(|n| {
+                            format!(
+                                "#{} {} {:?} at ({:.0},{:.0}) {:.0}x{:.0}",
+                                n.r#ref, n.tag, n.text, n.rect.left, n.rect.top, n.rect.width, n.rect.height
+                            )
+                        })
+                        .collect();
+                    console_log!("    the final page ({} nodes) has {} element(s) of class {classes:?}: {of:?}", nodes.len(), of.len());
+                }
             }
         }
         let modes = builtin_task(task).map(|t| t.modes.clone()).unwrap_or_default();
