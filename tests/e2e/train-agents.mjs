@@ -17,8 +17,8 @@
 // tasks; per_task gives every page's steps to 90 % and greedy score, passing or not).
 // --snapshot FILE keeps one run (one task or one --multitask set) in FILE as it goes, and the same
 // command run again continues it from there (a run longer than a sitting); --minutes M stops a
-// sitting after M minutes of training: a run stopped there before every page reached 90 % ships
-// nothing yet (its greedy scores so far are printed) and continues from FILE next time.
+// sitting after M minutes of training. A sitting that ends before the run does is evaluated and
+// ships by the same rule (the pages that pass), and the next sitting's agent replaces it.
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -101,14 +101,10 @@ try {
       // No snapshot within a run (a day is the most a request may ask).
       : await trainInPage(page, { ...opts, snapshotEveryS: 86400, snapshotReplay: 0 });
     if (r.error) { console.log(`  failed: ${r.error}`); summary.push({ task: run.name, error: r.error }); continue; }
-    // Stopped by --minutes with the budget left and a page below 90 %: the run goes on next sitting.
+    // Stopped by --minutes with the budget left and a page below 90 %: the run goes on next
+    // sitting from its snapshot; what it has learnt so far ships by the same rule as at the end.
     const unfinished = r.env_steps < run.frames && !r.tasks.every((t) => t.solved_at_frames != null);
-    if (unfinished) {
-      const shown = (r.evaluation || []).map((e) => `${e.task} ${e.successes}/${e.episodes}`).join(', ');
-      console.log(`  stopped at the sitting's cap at step ${r.env_steps}${args.snapshot ? `; the same command continues it from ${args.snapshot}` : ''}; nothing shipped${shown ? ` (greedy so far: ${shown})` : ''}`);
-      summary.push({ task: run.name, 'solved at': '-', steps: r.env_steps, minutes: (r.active_s / 60).toFixed(1), shipped: false });
-      continue;
-    }
+    if (unfinished) console.log(`  stopped at the sitting's cap at step ${r.env_steps}${args.snapshot ? `; the same command continues it from ${args.snapshot}` : ''}`);
     // The weakest page decides; a multitask agent ships for the pages that pass (the manifest
     // lists those as its tasks, and every page's score in per_task), when at least one does.
     const minSuccess = Number(args['min-success']);
@@ -140,7 +136,8 @@ try {
         // alone unless it is a multitask agent).
         seed: Number(args.seed),
         // A run that spanned sittings (--snapshot): how many, and its training minutes in all.
-        ...(r.parts ? { sittings: r.parts, training_minutes: Number((r.total_active_s / 60).toFixed(1)) } : {}),
+        // run_finished false: a sitting's cap stopped it, and its snapshot goes on.
+        ...(r.parts ? { sittings: r.parts, training_minutes: Number((r.total_active_s / 60).toFixed(1)), run_finished: !unfinished } : {}),
         command: args.multitask
           ? `scripts/train-agents.sh ${process.argv.slice(2).map(shellWord).join(' ')}`
           : `scripts/train-agents.sh ${run.name} ${process.argv.slice(2).filter((a) => !tasks.includes(a)).map(shellWord).join(' ')}`.trim(),
