@@ -52,7 +52,7 @@ fn fingerprint(agent: &mut DomQNetAgent, pages: &[Observation]) -> Vec<f32> {
 /// What each shipped agent gave on [`pages`] before the stream depth and goal-token options
 /// existed (recorded with the code of commit fe1a824); click-link's are its retrained agent's
 /// (trained on the lab's and the real page, da5a15e), recorded at be90c27; agents shipped later,
-/// as the test printed them when they were added (multitask-19, multitask-typing: 2026-12-07).
+/// as the test printed them when they were added (multitask-19, multitask-typing, multitask-11: 2026-12-07).
 const BEFORE: &[(&str, &[f32])] = &[
     (
         "click-link.wlq",
@@ -430,6 +430,27 @@ const BEFORE: &[(&str, &[f32])] = &[
         &[
             0.5864693, 2.4524183, 1.0912057, 0.35387185, 0.35116598, 2.8089128, 1.1122293, 0.34571338, 0.30313846, 0.32102582, 0.8918081, 0.31960747,
             0.34541428, 1.0947472, 0.9210254, 0.32859302,
+        ],
+    ),
+    (
+        "multitask-11.wlq",
+        &[
+            0.046484582,
+            0.44631085,
+            1.1627711,
+            0.1910553,
+            0.06395454,
+            0.5080727,
+            1.0686883,
+            0.19090588,
+            0.13464355,
+            0.18628162,
+            0.4754914,
+            0.1910553,
+            0.13464355,
+            0.30249956,
+            1.0898793,
+            0.1910553,
         ],
     ),
     (
