@@ -46,7 +46,6 @@ use weblab::task::TaskSpec;
 use weblab::web::IframeEnv;
 use weblab::web::util::yield_now;
 use weblab::wge::config::{WgeConfig, max_steps_for, utterance_goal_for};
-use weblab::wge::constraint::Constraint;
 use weblab::wge::demo_import::{check_usable, import_wge_file};
 use weblab::wge::domnet_config::{NeuralConfig, WordEmbedding};
 use weblab::wge::explore::{EpisodeEnd, run_episode, train_episode};
@@ -485,26 +484,19 @@ async fn bench_workflow_policy_on_table_1_tasks() {
             }
             for s in 0..5 {
                 let ep = run_episode(&mut env, &mut policy, &spec, 50_000 + s, Mode::Explore).await.unwrap();
+                let stopped = ep.stopped_at.map(|c| {
+                    let d = &policy.demos()[c.demo];
+                    d.constraint(&d.positions[c.vertex].options[c.option])
+                });
                 console_log!(
                     "explore {s}: end {:?} reward {} actions {:?} stopped {:?}",
                     ep.end,
                     ep.raw_reward,
                     ep.steps.iter().map(|s| s.action.describe(Some(&s.observation.dom))).collect::<Vec<_>>(),
-                    ep.stopped_at.map(|c| policy.demos()[c.demo]
-                        .constraint(&policy.demos()[c.demo].positions[c.vertex].options[c.option])
-                        .map(|x| x.to_string()))
+                    stopped.as_ref().map(|c| c.as_ref().map(|x| x.to_string()))
                 );
                 // Why a step found nothing: the final page's elements of its class filter, if any.
-                let stopped = ep.stopped_at.and_then(|c| {
-                    let d = &policy.demos()[c.demo];
-                    d.constraint(&d.positions[c.vertex].options[c.option])
-                });
-                let classes = match stopped {
-                    Some(Constraint::Click(set) | Constraint::Type(set, _) | Constraint::RandomType(set) | Constraint::Select(set, _)) => {
-                        set.classes.clone()
-                    }
-                    _ => None,
-                };
+                let classes = stopped.flatten().and_then(|c| c.element_set().and_then(|set| set.classes.clone()));
                 if let Some(classes) = classes {
                     let nodes = &ep.final_observation.dom.nodes;
                     let of: Vec<String> = nodes

@@ -455,6 +455,14 @@ impl Constraint {
             Constraint::Terminate => "stop".to_string(),
         }
     }
+
+    /// The element set the step acts on (none for typing into the focused element, or stopping).
+    pub fn element_set(&self) -> Option<&ElementSet> {
+        match self {
+            Constraint::Click(e) | Constraint::Type(e, _) | Constraint::RandomType(e) | Constraint::Select(e, _) => Some(e),
+            Constraint::TypeToken(_) | Constraint::Terminate => None,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -55,7 +55,7 @@ export async function presetConfig(page, name) {
 // refused, not continued. Returns trainInPage's summary with `parts` (sittings, this one
 // included) and `total_active_s` (training seconds of all of them).
 const runKey = (o) => JSON.stringify({ tasks: o.tasks, frames: o.frames, backend: o.backend, config: o.config, seed: o.seed });
-export async function trainWithSnapshots(page, opts, { file, everyS = 120, replay = 15000 }) {
+export async function trainWithSnapshots(page, opts, { file, everyS, replay }) {
   const saved = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : null;
   if (saved) {
     if (saved.run !== runKey(opts)) throw new Error(`${file} is a snapshot of another run (${saved.run}); this one is ${runKey(opts)}`);
