@@ -140,7 +140,7 @@ async fn pages_that_keep_state_are_loaded_afresh_and_would_differ_otherwise() {
 async fn cube_after_drags(env: &mut IframeEnv, task: &TaskSpec) -> (Observation, Observation) {
     env.reset(&TaskSpec::builtin("click-test").unwrap(), 1).await.unwrap();
     let first = env.reset(task, 1).await.unwrap();
-    let cube = first.dom.nodes.iter().find(|n| n.classes.iter().any(|c| c == "cube")).expect("drag-cube's cube").rect.clone();
+    let cube = first.dom.nodes.iter().find(|n| n.classes.iter().any(|c| c == "cube")).expect("drag-cube's cube").rect;
     let (x, y) = ((cube.left + cube.width / 2.0) as i32, (cube.top + cube.height / 2.0) as i32);
     for dx in [45, -45] {
         let path = (0..10).map(|i| (x + dx * i / 9, y + dx * i / 30)).collect();
