@@ -52,7 +52,7 @@ fn fingerprint(agent: &mut DomQNetAgent, pages: &[Observation]) -> Vec<f32> {
 /// What each shipped agent gave on [`pages`] before the stream depth and goal-token options
 /// existed (recorded with the code of commit fe1a824); click-link's are its retrained agent's
 /// (trained on the lab's and the real page, da5a15e), recorded at be90c27; agents shipped later,
-/// as the test printed them when they were added (multitask-19, multitask-typing, multitask-11: 2026-12-07).
+/// as the test printed them when they were added (multitask-19, multitask-typing, multitask-11, multitask-20: 2026-12-07).
 const BEFORE: &[(&str, &[f32])] = &[
     (
         "click-link.wlq",
@@ -451,6 +451,27 @@ const BEFORE: &[(&str, &[f32])] = &[
             0.30249956,
             1.0898793,
             0.1910553,
+        ],
+    ),
+    (
+        "multitask-20.wlq",
+        &[
+            0.59484005,
+            2.6510453,
+            0.7634889,
+            0.18861485,
+            0.45616502,
+            3.0862713,
+            1.0362041,
+            0.19588256,
+            0.24461272,
+            0.82249177,
+            -0.67438143,
+            0.18253711,
+            0.28447536,
+            1.3493676,
+            -1.465819,
+            0.18352948,
         ],
     ),
     (
