@@ -76,10 +76,15 @@ const context = await launch();
 const summary = [];
 try {
   const { page } = await openLab(context, server.url);
-  const infos = await page.evaluate(() => window.lab.constructor.tasks());
+  // The lab's tasks; with --pages miniwob, also the real pages the lab has no page of its own for
+  // (choose-date-easy, say), by the benchmark's own list.
+  const infos = await page.evaluate((real) => [
+    ...window.lab.constructor.tasks(),
+    ...(real ? window.wasmBindings.Lab.miniwob().tasks : []),
+  ], args.pages === 'miniwob');
   const config = { ...await presetConfig(page, args.preset), ...JSON.parse(args.config) };
   const unknown = tasks.filter((t) => !infos.some((i) => i.name === t));
-  for (const t of unknown) console.log(`${t}: not one of the lab's tasks, skipped`);
+  for (const t of unknown) console.log(`${t}: ${args.pages === 'miniwob' ? 'neither one of the lab\'s tasks nor a real MiniWoB++ page' : 'not one of the lab\'s tasks'}, skipped`);
   const known = tasks.filter((t) => !unknown.includes(t));
   // One agent per task, or one for them all.
   const runs = args.multitask
