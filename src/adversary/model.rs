@@ -19,6 +19,7 @@ use burn::tensor::activation::{log_softmax, sigmoid, tanh};
 
 use super::config::AdversaryConfig;
 use crate::gminiwob::primitive::PRIMITIVE_COUNT;
+use crate::learn::lstm_op;
 use crate::rng::Rng;
 
 /// Choices of fP: SKIP (0) and the 40 primitives, in the design format's numbering.
@@ -277,6 +278,11 @@ impl AdversaryModel {
     /// once (a row each), so an update over D designs costs N steps, not D·N. Every design has
     /// the same number of decisions (the adversary always takes its N).
     pub fn score_batch(&self, designs: &[Decisions], mask_repeats: bool) -> ScoredBatch {
+        self.score_batch_by(designs, mask_repeats, lstm_op::fused(&self.device()))
+    }
+
+    /// [`Self::score_batch`], the LSTM as one fused operation or stepped through the tensor API.
+    fn score_batch_by(&self, designs: &[Decisions], mask_repeats: bool, fused: bool) -> ScoredBatch {
         let d = designs.len();
         let n = designs.first().map_or(0, |x| x.2.len());
         assert!(designs.iter().all(|x| x.2.len() == n), "designs of one batch take the same number of decisions");
@@ -309,17 +315,33 @@ impl AdversaryModel {
             }
             self.fi.forward(self.host(x, [d * (n - 1), CHOICES + 2 * self.pages]))
         });
-        let (mut h, mut c) = self.zero_state(d);
-        let mut outs = Vec::with_capacity(n);
-        for i in 0..n {
-            let x = match (&later, i) {
-                (Some(later), i) if i > 0 => later.clone().select(0, ints1((0..d).map(|j| (j * (n - 1) + i - 1) as i64).collect())),
-                _ => h0.clone(),
+        let hs = if fused {
+            // Step-major rows (step i of design j at i·d + j), as the fused recurrence takes them.
+            let x = match &later {
+                Some(later) => Tensor::cat(
+                    vec![
+                        h0.clone(),
+                        later.clone().select(0, ints1((1..n).flat_map(|i| (0..d).map(move |j| (j * (n - 1) + i - 1) as i64)).collect())),
+                    ],
+                    0,
+                ),
+                None => h0.clone(),
             };
-            (h, c) = self.cell(x, h, c);
-            outs.push(h.clone());
-        }
-        let hs = Tensor::stack::<3>(outs, 1).reshape([d * n, self.hidden]); // design j's step i at row j·n + i
+            let hs = lstm_op::recurrence(self.lstm_x.forward(x), self.lstm_h.weight.val(), vec![d; n]);
+            hs.select(0, ints1((0..d).flat_map(|j| (0..n).map(move |i| (i * d + j) as i64)).collect()))
+        } else {
+            let (mut h, mut c) = self.zero_state(d);
+            let mut outs = Vec::with_capacity(n);
+            for i in 0..n {
+                let x = match (&later, i) {
+                    (Some(later), i) if i > 0 => later.clone().select(0, ints1((0..d).map(|j| (j * (n - 1) + i - 1) as i64).collect())),
+                    _ => h0.clone(),
+                };
+                (h, c) = self.cell(x, h, c);
+                outs.push(h.clone());
+            }
+            Tensor::stack::<3>(outs, 1).reshape([d * n, self.hidden])
+        }; // design j's step i at row j·n + i
         let mut closed = Vec::with_capacity(d * n);
         let mut pages = Vec::new();
         let mut placed = Vec::new(); // (row, design, page)
@@ -348,5 +370,56 @@ impl AdversaryModel {
             entropy = entropy + owner.matmul(entropy_rows(l_lp)).reshape([d]);
         }
         ScoredBatch { log_prob, skip_log_probs, entropy, value }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use burn::optim::GradientsParams;
+
+    #[test]
+    fn the_fused_lstm_scores_as_the_stepped_one_values_and_gradients() {
+        // The CPU path runs the decoder's LSTM as one operation with its backward by hand; burn's
+        // autodiff through the stepped cell is the reference.
+        let cfg = AdversaryConfig { hidden: 16, noise_dim: 8, ..AdversaryConfig::default() };
+        let m = AdversaryModel::new(&cfg, &Device::flex().autodiff(), 3);
+        let mut r = Rng::new(4);
+        let n = 12;
+        type Owned = (Vec<f32>, u32, Vec<(usize, Option<u32>)>);
+        let designs: Vec<Owned> = (0..3)
+            .map(|_| {
+                let k = r.below(cfg.max_pages as usize) as u32;
+                let noise = (0..cfg.noise_dim).map(|_| r.next_f64() as f32 - 0.5).collect();
+                let choices = (0..n)
+                    .map(|_| match r.below(CHOICES) {
+                        SKIP => (SKIP, None),
+                        a => (a, Some(r.below(k as usize + 1) as u32)),
+                    })
+                    .collect();
+                (noise, k, choices)
+            })
+            .collect();
+        let batch: Vec<Decisions> = designs.iter().map(|(o, k, c)| (&o[..], *k, &c[..])).collect();
+        let run = |fused: bool| {
+            let s = m.score_batch_by(&batch, true, fused);
+            let v = |t: Tensor<2>| t.into_data().try_to_vec::<f32>().unwrap();
+            let values = [v(s.log_prob.clone().reshape([1, 3])), v(s.entropy.clone().reshape([1, 3])), v(s.skip_log_probs.clone())].concat();
+            let loss = s.log_prob.sum() + s.entropy.sum() + s.skip_log_probs.sum().reshape([1]);
+            let g = GradientsParams::from_grads(loss.backward(), &m);
+            let read = |w: &Param<Tensor<2>>| g.get::<2>(w.id).unwrap().into_data().try_to_vec::<f32>().unwrap();
+            (values, [read(&m.lstm_x.weight), read(&m.lstm_h.weight), read(&m.fi.first.weight), read(&m.f0.first.weight)])
+        };
+        let ((fv, fg), (sv, sg)) = (run(true), run(false));
+        for (x, y) in fv.iter().zip(&sv) {
+            assert!((x - y).abs() <= 1e-4 * y.abs().max(1.0), "fused {x}, stepped {y}");
+        }
+        for (a, b) in fg.iter().zip(&sg) {
+            assert_eq!(a.len(), b.len());
+            assert!(b.iter().any(|&y| y != 0.0), "a gradient reaches the weight");
+            for (x, y) in a.iter().zip(b) {
+                assert!((x - y).abs() <= 1e-3 * y.abs().max(1.0), "gradient: fused {x}, stepped {y}");
+            }
+        }
     }
 }

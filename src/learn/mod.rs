@@ -7,6 +7,7 @@ pub mod checkpoint;
 pub mod clip;
 pub mod failures;
 pub mod init;
+pub mod lstm_op;
 pub mod vocab;
 
 use serde::{Deserialize, Serialize};

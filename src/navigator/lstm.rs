@@ -9,6 +9,7 @@ use burn::tensor::activation::{sigmoid, tanh};
 
 use super::features::ELEMENT_FEATURES;
 use super::padded::Padded;
+use crate::learn::lstm_op;
 
 /// A standard LSTM (Hochreiter & Schmidhuber; gates i, f, g, o) that projects every element's
 /// input in one product before stepping, so each step is one small product with the state.
@@ -67,6 +68,55 @@ impl ElementLstm {
     /// backward direction), outputs put back at their elements. [b, e, hidden], zero past a
     /// state's own elements (those choices are closed).
     pub(super) fn forward_packed(&self, enc: Tensor<2>, p: &Padded, reverse: bool) -> Tensor<3> {
+        if lstm_op::fused(&enc.device()) { self.forward_fused(enc, p, reverse) } else { self.forward_stepped(enc, p, reverse) }
+    }
+
+    /// `forward_packed` on the CPU backend: the input gates of every (state, element) in one
+    /// product, the recurrence as one operation ([`lstm_op`]), the hidden states put back at
+    /// their elements with one select.
+    pub(super) fn forward_fused(&self, enc: Tensor<2>, p: &Padded, reverse: bool) -> Tensor<3> {
+        let (b, e, h_dim) = (p.b, p.e, self.hidden);
+        let l = enc.dims()[1];
+        let dev = enc.device();
+        let plain = dev.clone().without_autodiff();
+        let mut order: Vec<usize> = (0..b).collect();
+        order.sort_by_key(|&s| std::cmp::Reverse(p.lens[s]));
+        let steps = order.first().map_or(0, |&s| p.lens[s]);
+        let (mut live, mut rows, mut feats, mut slot) = (Vec::with_capacity(steps), vec![], vec![], vec![]);
+        for t in 0..steps {
+            let n = order.iter().take_while(|&&s| p.lens[s] > t).count();
+            live.push(n);
+            for &s in &order[..n] {
+                let at = s * e + if reverse { p.lens[s] - 1 - t } else { t };
+                rows.push(p.el_rows[at]);
+                feats.extend_from_slice(&p.features[at * ELEMENT_FEATURES..(at + 1) * ELEMENT_FEATURES]);
+                slot.push(at);
+            }
+        }
+        let n = rows.len();
+        if n == 0 {
+            return Tensor::zeros([b, e, h_dim], &dev);
+        }
+        let w = self.w_x.weight.val(); // [latent + features, 4·hidden]
+        let mut gx = enc.matmul(w.clone().slice([0..l, 0..4 * h_dim])).select(0, Tensor::<1, Int>::from_data(TensorData::new(rows, [n]), &plain));
+        gx = gx
+            + Tensor::<2>::from_data(TensorData::new(feats, [n, ELEMENT_FEATURES]), &plain).matmul(w.slice([l..l + ELEMENT_FEATURES, 0..4 * h_dim]));
+        if let Some(bias) = &self.w_x.bias {
+            gx = gx + bias.val().reshape([1, 4 * h_dim]);
+        }
+        let hs = lstm_op::recurrence(gx, self.w_h.weight.val(), live);
+        // Each slot's packed row; slots past a state's elements read an appended zero row.
+        let mut at = vec![n as i64; b * e];
+        for (r, &s) in slot.iter().enumerate() {
+            at[s] = r as i64;
+        }
+        let at = Tensor::<1, Int>::from_data(TensorData::new(at, [b * e]), &plain);
+        Tensor::cat(vec![hs, Tensor::zeros([1, h_dim], &dev)], 0).select(0, at).reshape([b, e, h_dim])
+    }
+
+    /// `forward_packed` through the tensor API one step at a time (the WebGPU backend's path,
+    /// and the reference the fused one is tested against).
+    pub(super) fn forward_stepped(&self, enc: Tensor<2>, p: &Padded, reverse: bool) -> Tensor<3> {
         let (b, e, h_dim) = (p.b, p.e, self.hidden);
         let l = enc.dims()[1];
         let dev = enc.device();

@@ -287,6 +287,51 @@ mod tests {
     }
 
     #[test]
+    fn the_fused_recurrence_equals_the_stepped_one_values_and_gradients() {
+        // The CPU path (one operation, backward by hand) against burn's autodiff through the
+        // same LSTM stepped in the tensor API: outputs, and the gradients of the weights and of
+        // the element encodings, both directions, ragged states with empty ones.
+        for lens in [vec![3usize, 5, 1, 0, 4, 5], vec![0, 2], vec![1]] {
+            let p = ragged(&lens, 7);
+            let (b, e) = (p.b, p.e);
+            for reverse in [false, true] {
+                let cfg = NavigatorConfig { vocab_cap: 50, latent_dim: 8, embedding_dim: 6, ..NavigatorConfig::default() };
+                let dev = Device::flex().autodiff();
+                let model = unseeded(|| NavigatorModel::new(&cfg, &dev));
+                let enc = normal::<2>([7, 8], &dev).require_grad();
+                let mut r = crate::rng::Rng::new(11);
+                let weights: Vec<f32> = (0..b * e * 8).map(|_| r.next_f64() as f32 - 0.5).collect();
+                let weights = Tensor::<3>::from_data(TensorData::new(weights, [b, e, 8]), &Device::flex());
+                let run = |fused: bool| {
+                    let lstm = &model.lstm;
+                    let out = if fused { lstm.forward_fused(enc.clone(), &p, reverse) } else { lstm.forward_stepped(enc.clone(), &p, reverse) };
+                    let values: Vec<f32> = out.clone().into_data().try_to_vec().unwrap();
+                    let g = (out * weights.clone()).sum().backward();
+                    let read = |t: Option<Tensor<2>>| t.map(|t| t.into_data().try_to_vec::<f32>().unwrap());
+                    let grads = [read(enc.grad(&g)), read(lstm.w_x.weight.val().grad(&g)), read(lstm.w_h.weight.val().grad(&g))];
+                    (values, grads)
+                };
+                let ((fv, fg), (sv, sg)) = (run(true), run(false));
+                assert_eq!(fv.len(), sv.len());
+                for (x, y) in fv.iter().zip(&sv) {
+                    assert!((x - y).abs() < 1e-5, "output: fused {x}, stepped {y} ({lens:?}, reverse {reverse})");
+                }
+                for (k, (a, b)) in fg.iter().zip(&sg).enumerate() {
+                    match (a, b) {
+                        (Some(a), Some(b)) => {
+                            assert_eq!(a.len(), b.len());
+                            for (x, y) in a.iter().zip(b) {
+                                assert!((x - y).abs() < 1e-4, "gradient {k}: fused {x}, stepped {y} ({lens:?}, reverse {reverse})");
+                            }
+                        }
+                        _ => panic!("gradient {k} on one path only ({lens:?}, reverse {reverse})"),
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn the_lstm_reads_elements_in_order_only_forward() {
         // Padding after a state's elements cannot change its earlier outputs: a forward LSTM.
         let cfg = NavigatorConfig { vocab_cap: 50, latent_dim: 8, embedding_dim: 6, ..NavigatorConfig::default() };
