@@ -5,6 +5,7 @@
 pub mod adam;
 pub mod checkpoint;
 pub mod clip;
+pub mod embedding_bag;
 pub mod failures;
 pub mod init;
 pub mod lstm_op;

@@ -16,6 +16,8 @@ use super::config::NavigatorConfig;
 use super::features::{ATTRIBUTES, ELEMENT_FEATURES};
 use super::lstm::ElementLstm;
 pub use super::padded::Padded;
+use crate::learn::embedding_bag::{Bags, bag_means};
+use crate::learn::lstm_op;
 
 /// Added to the logits of closed choices: their probability is exp(−1e9) = 0.
 pub const CLOSED: f32 = -1e9;
@@ -82,9 +84,18 @@ impl NavigatorModel {
 
     /// Mean embedding of each group of tokens: [groups, embedding].
     fn means(&self, tokens: &[i64], groups: &[i64], counts: &[f32], plain: &Device) -> Tensor<2> {
+        self.means_by(tokens, groups, counts, plain, lstm_op::fused(&self.device()))
+    }
+
+    /// [`Self::means`] as one fused operation (the CPU backend) or through the tensor API.
+    fn means_by(&self, tokens: &[i64], groups: &[i64], counts: &[f32], plain: &Device, fused: bool) -> Tensor<2> {
         let dev = self.device();
         let n = counts.len();
         let d = self.embedding_dim;
+        if !tokens.is_empty() && fused {
+            let idx = |v: &[i64]| v.iter().map(|&x| x as usize).collect();
+            return bag_means(self.embedding.val(), Bags { tokens: idx(tokens), groups: idx(groups), counts: counts.to_vec() });
+        }
         let sum = if tokens.is_empty() {
             Tensor::<2>::zeros([n, d], &dev)
         } else {
@@ -329,6 +340,31 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_fused_bag_means_equal_the_tensor_apis_values_and_gradients() {
+        let cfg = NavigatorConfig { vocab_cap: 20, embedding_dim: 6, ..NavigatorConfig::default() };
+        let dev = Device::flex().autodiff();
+        let plain = Device::flex();
+        let model = unseeded(|| NavigatorModel::new(&cfg, &dev));
+        // Groups of 3, 1, 0 and 2 tokens (a repeated token; an empty group divides by its count, 1).
+        let (tokens, groups, counts) = (vec![4i64, 7, 4, 19, 0, 3], vec![0i64, 0, 0, 1, 3, 3], vec![3.0f32, 1.0, 1.0, 2.0]);
+        let weights = normal::<2>([4, 6], &plain);
+        let run = |fused: bool| {
+            let out = model.means_by(&tokens, &groups, &counts, &plain, fused);
+            let values: Vec<f32> = out.clone().into_data().try_to_vec().unwrap();
+            let g = (out * weights.clone()).sum().backward();
+            (values, model.embedding.val().grad(&g).unwrap().into_data().try_to_vec::<f32>().unwrap())
+        };
+        let ((fv, fg), (tv, tg)) = (run(true), run(false));
+        assert_eq!(fv, tv, "the same sums in the same order");
+        assert_eq!(fg.len(), tg.len());
+        for (x, y) in fg.iter().zip(&tg) {
+            assert!((x - y).abs() <= 1e-6 * y.abs().max(1.0), "gradient: fused {x}, tensor API {y}");
+        }
+        assert!(fv[2 * 6..3 * 6].iter().all(|&x| x == 0.0), "an empty group's mean is 0");
+        assert!(fg[4 * 6..5 * 6].iter().any(|&x| x != 0.0) && fg[5 * 6..6 * 6].iter().all(|&x| x == 0.0), "only read rows get gradients");
     }
 
     #[test]
