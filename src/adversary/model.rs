@@ -19,7 +19,7 @@ use burn::tensor::activation::{log_softmax, sigmoid, tanh};
 
 use super::config::AdversaryConfig;
 use crate::gminiwob::primitive::PRIMITIVE_COUNT;
-use crate::learn::lstm_op;
+use crate::learn::{fused_ops, lstm_op};
 use crate::rng::Rng;
 
 /// Choices of fP: SKIP (0) and the 40 primitives, in the design format's numbering.
@@ -278,7 +278,7 @@ impl AdversaryModel {
     /// once (a row each), so an update over D designs costs N steps, not D·N. Every design has
     /// the same number of decisions (the adversary always takes its N).
     pub fn score_batch(&self, designs: &[Decisions], mask_repeats: bool) -> ScoredBatch {
-        self.score_batch_by(designs, mask_repeats, lstm_op::fused(&self.device()))
+        self.score_batch_by(designs, mask_repeats, fused_ops(&self.device()))
     }
 
     /// [`Self::score_batch`], the LSTM as one fused operation or stepped through the tensor API.

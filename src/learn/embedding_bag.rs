@@ -18,6 +18,8 @@ use burn::backend::flex::FlexTensor;
 use burn::backend::{Autodiff, Backend, Dispatch, Flex, backend_extension, tensor::FloatTensor};
 use burn::prelude::*;
 
+use super::{flex_tensor, flex_values};
+
 /// Which table row each token reads and which group it adds to; `counts[g]` divides group g.
 #[derive(Debug)]
 pub struct Bags {
@@ -33,7 +35,7 @@ pub trait BagOps: Backend {
 }
 
 /// The bag means of `table`'s rows ([v, d] → [bags.counts.len(), d]). Only for devices where
-/// [`super::lstm_op::fused`] holds.
+/// [`super::fused_ops`] holds.
 pub fn bag_means(table: Tensor<2>, bags: Bags) -> Tensor<2> {
     Tensor::from_dispatch(<Dispatch as BagOps>::embedding_bag_mean(table.into_dispatch(), Arc::new(bags)))
 }
@@ -61,7 +63,7 @@ fn forward(table: &FlexTensor, bags: &Bags) -> FlexTensor {
             *o /= c;
         }
     }
-    FlexTensor::from_data(TensorData::new(out, [n, d]))
+    flex_tensor(out, [n, d])
 }
 
 impl BagOps for Flex {
@@ -79,7 +81,7 @@ impl Backward<Flex, 1> for BagBackward {
 
     fn backward(self, ops: Ops<Self::State, 1>, grads: &mut Gradients, _: &mut Checkpointer) {
         let [table_node] = ops.parents;
-        let d_out = grads.consume::<Flex>(&ops.node).into_data().convert::<f32>().try_into_vec::<f32>().expect("f32 gradient");
+        let d_out = flex_values(grads.consume::<Flex>(&ops.node));
         let Some(node) = table_node else { return };
         let (bags, [v, d]) = ops.state;
         // mean = sum / count: d_sum = d_out / count, and each token's row gets its group's d_sum.
@@ -95,7 +97,7 @@ impl Backward<Flex, 1> for BagBackward {
                 *o += x;
             }
         }
-        grads.register::<Flex>(node.id, FlexTensor::from_data(TensorData::new(d_table, [v, d])));
+        grads.register::<Flex>(node.id, flex_tensor(d_table, [v, d]));
     }
 }
 

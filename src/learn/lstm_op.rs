@@ -24,30 +24,18 @@ use burn::backend::flex::FlexTensor;
 use burn::backend::{Autodiff, Backend, Dispatch, Flex, backend_extension, tensor::FloatTensor};
 use burn::prelude::*;
 
+use super::{flex_tensor as tensor, flex_values as values};
+
 #[backend_extension(Flex, Autodiff)]
 pub trait LstmOps: Backend {
     /// gx [n, 4h], w_h [h, 4h], rows per step → hidden states [n, h].
     fn lstm_recurrence(gx: FloatTensor<Self>, w_h: FloatTensor<Self>, live: Vec<usize>) -> FloatTensor<Self>;
 }
 
-/// Whether tensors on `device` can take the fused recurrence (the CPU backend, with or without
-/// autodiff); elsewhere (WebGPU) the caller steps through the tensor API.
-pub fn fused(device: &Device) -> bool {
-    *device == Device::flex()
-}
-
 /// The recurrence over packed rows (module doc): [n, 4h], [h, 4h] → [n, h]. Only for devices
-/// where [`fused`] holds.
+/// where [`super::fused_ops`] holds.
 pub fn recurrence(gx: Tensor<2>, w_h: Tensor<2>, live: Vec<usize>) -> Tensor<2> {
     Tensor::from_dispatch(<Dispatch as LstmOps>::lstm_recurrence(gx.into_dispatch(), w_h.into_dispatch(), live))
-}
-
-fn values(t: FlexTensor) -> Vec<f32> {
-    t.into_data().convert::<f32>().try_into_vec::<f32>().expect("f32 values")
-}
-
-fn tensor(v: Vec<f32>, shape: [usize; 2]) -> FlexTensor {
-    FlexTensor::from_data(TensorData::new(v, shape))
 }
 
 fn sigmoid(x: f32) -> f32 {

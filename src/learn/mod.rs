@@ -1,6 +1,6 @@
 //! What the learning agents share: the [`Agent`] interface the learner worker drives, their
-//! counters, Adam with its moments kept for snapshots, gradient clipping, vocabularies grown online with caps, and
-//! the checkpoint container.
+//! counters, Adam with its moments kept for snapshots, gradient clipping, vocabularies grown online with caps, the
+//! checkpoint container, and the operations fused on the CPU backend (`lstm_op`, `embedding_bag`).
 
 pub mod adam;
 pub mod checkpoint;
@@ -11,9 +11,27 @@ pub mod init;
 pub mod lstm_op;
 pub mod vocab;
 
+use burn::backend::flex::FlexTensor;
+use burn::prelude::{Device, TensorData};
 use serde::{Deserialize, Serialize};
 
 use checkpoint::Precision;
+
+/// Whether tensors on `device` can take the fused operations (`lstm_op`, `embedding_bag`): the
+/// CPU backend, with or without autodiff. Elsewhere (WebGPU) callers use the tensor API.
+pub fn fused_ops(device: &Device) -> bool {
+    *device == Device::flex()
+}
+
+/// A CPU tensor's values, as the fused operations read them.
+fn flex_values(t: FlexTensor) -> Vec<f32> {
+    t.into_data().convert::<f32>().try_into_vec::<f32>().expect("f32 values")
+}
+
+/// A row-major [rows, cols] CPU tensor of `v`.
+fn flex_tensor(v: Vec<f32>, shape: [usize; 2]) -> FlexTensor {
+    FlexTensor::from_data(TensorData::new(v, shape))
+}
 
 /// How far an agent has come: environment steps, updates, finished episodes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]

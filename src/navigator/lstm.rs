@@ -9,7 +9,7 @@ use burn::tensor::activation::{sigmoid, tanh};
 
 use super::features::ELEMENT_FEATURES;
 use super::padded::Padded;
-use crate::learn::lstm_op;
+use crate::learn::{fused_ops, lstm_op};
 
 /// A standard LSTM (Hochreiter & Schmidhuber; gates i, f, g, o) that projects every element's
 /// input in one product before stepping, so each step is one small product with the state.
@@ -68,7 +68,7 @@ impl ElementLstm {
     /// backward direction), outputs put back at their elements. [b, e, hidden], zero past a
     /// state's own elements (those choices are closed).
     pub(super) fn forward_packed(&self, enc: Tensor<2>, p: &Padded, reverse: bool) -> Tensor<3> {
-        if lstm_op::fused(&enc.device()) { self.forward_fused(enc, p, reverse) } else { self.forward_stepped(enc, p, reverse) }
+        if fused_ops(&enc.device()) { self.forward_fused(enc, p, reverse) } else { self.forward_stepped(enc, p, reverse) }
     }
 
     /// `forward_packed` on the CPU backend: the input gates of every (state, element) in one

@@ -17,7 +17,7 @@ use super::features::{ATTRIBUTES, ELEMENT_FEATURES};
 use super::lstm::ElementLstm;
 pub use super::padded::Padded;
 use crate::learn::embedding_bag::{Bags, bag_means};
-use crate::learn::lstm_op;
+use crate::learn::fused_ops;
 
 /// Added to the logits of closed choices: their probability is exp(−1e9) = 0.
 pub const CLOSED: f32 = -1e9;
@@ -84,7 +84,7 @@ impl NavigatorModel {
 
     /// Mean embedding of each group of tokens: [groups, embedding].
     fn means(&self, tokens: &[i64], groups: &[i64], counts: &[f32], plain: &Device) -> Tensor<2> {
-        self.means_by(tokens, groups, counts, plain, lstm_op::fused(&self.device()))
+        self.means_by(tokens, groups, counts, plain, fused_ops(&self.device()))
     }
 
     /// [`Self::means`] as one fused operation (the CPU backend) or through the tensor API.
