@@ -295,7 +295,8 @@ impl<G: Generator> PopulationTrainer<G> {
     }
 
     /// [`Self::step`] with each navigator on its own thread and its own share of `envs` (at
-    /// least one each): the same episodes and updates, as navigators share nothing.
+    /// least one each): the same episodes and updates, as navigators share nothing. (A lone
+    /// navigator takes the second core in halves of its own work instead, `learn::shards`.)
     #[cfg(not(target_family = "wasm"))]
     pub fn step_parallel<E: Env + Send>(&mut self, envs: &mut [E]) -> Result<PopIteration, String> {
         let n = self.population.len();
@@ -310,7 +311,9 @@ impl<G: Generator> PopulationTrainer<G> {
                 .population
                 .iter_mut()
                 .zip(envs.chunks_mut(share))
-                .map(|(nav, envs)| scope.spawn(move || crate::util::block_on(play_and_learn(envs, nav, tasks, seeds))))
+                .map(|(nav, envs)| {
+                    scope.spawn(move || crate::learn::shards::alone(|| crate::util::block_on(play_and_learn(envs, nav, tasks, seeds))))
+                })
                 .collect();
             handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("a navigator's thread panicked".into()))).collect()
         });

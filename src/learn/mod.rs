@@ -1,6 +1,7 @@
 //! What the learning agents share: the [`Agent`] interface the learner worker drives, their
 //! counters, Adam with its moments kept for snapshots, gradient clipping, vocabularies grown online with caps, the
-//! checkpoint container, and the operations fused on the CPU backend (`lstm_op`, `embedding_bag`).
+//! checkpoint container, the operations fused on the CPU backend (`lstm_op`, `embedding_bag`), and
+//! the second core for one learner (`shards`).
 
 pub mod adam;
 pub mod checkpoint;
@@ -9,6 +10,7 @@ pub mod embedding_bag;
 pub mod failures;
 pub mod init;
 pub mod lstm_op;
+pub mod shards;
 pub mod vocab;
 
 use burn::backend::flex::FlexTensor;

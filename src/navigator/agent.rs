@@ -19,6 +19,7 @@ use crate::env::Observation;
 use crate::learn::adam::Adam;
 use crate::learn::clip::clip_global_norm;
 use crate::learn::init::{read, seeded};
+use crate::learn::shards::{self, balanced_split, halves_gradients};
 use crate::learn::vocab::Vocab;
 use crate::rng::Rng;
 
@@ -31,6 +32,14 @@ pub struct Transition {
 }
 
 pub use crate::learn::Counters;
+
+/// An update of at least this many steps is taken in two halves where the machine splits work
+/// (`learn::shards`); below it the second half's fixed cost outweighs the gain (measured,
+/// docs/benchmarks-code.md §2c).
+const SPLIT_UPDATES_FROM: usize = 8;
+/// A forward pass over at least this many states while acting is split likewise.
+#[cfg(not(target_family = "wasm"))]
+const SPLIT_ACTING_FROM: usize = 16;
 
 mod dqn;
 pub use dqn::DqnState;
@@ -168,6 +177,23 @@ impl Navigator {
     /// state, the weights and its own generator, not on the others in the batch.
     pub async fn choose(&self, states: &[&NavState], greedy: bool, rngs: &mut [Rng], epsilon: f64) -> Result<Vec<Option<NavAction>>, String> {
         assert_eq!(states.len(), rngs.len(), "a generator per state");
+        // Each state's choice is its own (above), so halves of the batch may be chosen apart.
+        #[cfg(not(target_family = "wasm"))]
+        if states.len() >= SPLIT_ACTING_FROM && shards::splits(&self.model().device()) {
+            use crate::util::block_on;
+            let mid = states.len() / 2;
+            let (ra, rb) = rngs.split_at_mut(mid);
+            let (a, b) = shards::join(
+                || block_on(self.choose_in_one_pass(&states[..mid], greedy, ra, epsilon)),
+                || block_on(self.choose_in_one_pass(&states[mid..], greedy, rb, epsilon)),
+            );
+            return Ok([a?, b?].concat());
+        }
+        self.choose_in_one_pass(states, greedy, rngs, epsilon).await
+    }
+
+    /// [`Self::choose`] with one forward pass over all of `states`.
+    async fn choose_in_one_pass(&self, states: &[&NavState], greedy: bool, rngs: &mut [Rng], epsilon: f64) -> Result<Vec<Option<NavAction>>, String> {
         let live: Vec<&NavState> = states.iter().copied().filter(|s| s.any_open()).collect();
         if live.is_empty() {
             return Ok(vec![None; states.len()]);
@@ -224,9 +250,8 @@ impl Navigator {
     /// end by success, failure or the step limit, all terminal), advantage = return − value.
     async fn a2c_update(&mut self, episodes: &[Vec<Transition>]) -> Result<UpdateStats, String> {
         let model = self.model.take().expect("model");
-        let (loss, figures, returns) = self.a2c_loss(&model, episodes);
+        let (grads, figures, returns) = self.a2c_gradients(&model, episodes, shards::splits(&model.device()));
         let n = returns.len();
-        let grads = GradientsParams::from_grads(loss.backward(), &model);
         let grads = match self.cfg.max_grad_norm {
             Some(max) => clip_global_norm(&model, grads, max),
             None => grads,
@@ -249,6 +274,28 @@ impl Navigator {
             updates: 1,
             epsilon: 0.0,
         })
+    }
+
+    /// The gradients of [`Self::a2c_loss`] over `episodes`, its figures and returns: in one pass,
+    /// or when `split` in two halves of the episodes side by side (`learn::shards`: the same
+    /// gradients within float rounding), the figures and returns put back together as one
+    /// pass gives them.
+    fn a2c_gradients(&self, model: &NavigatorModel, episodes: &[Vec<Transition>], split: bool) -> (GradientsParams, Tensor<1>, Vec<f32>) {
+        let sizes: Vec<usize> = episodes.iter().map(Vec::len).collect();
+        let n: usize = sizes.iter().sum();
+        let both_halves_step = |&k: &usize| sizes[..k].iter().sum::<usize>() > 0 && sizes[k..].iter().sum::<usize>() > 0;
+        let Some(k) = balanced_split(&sizes).filter(|k| split && n >= SPLIT_UPDATES_FROM && both_halves_step(k)) else {
+            let (loss, figures, returns) = self.a2c_loss(model, episodes);
+            return (GradientsParams::from_grads(loss.backward(), model), figures, returns);
+        };
+        let (grads, [(fa, ra), (fb, rb)]) = halves_gradients(model, [&episodes[..k], &episodes[k..]], |m, half| {
+            let (loss, figures, returns) = self.a2c_loss(m, half);
+            // The loss and figures are means over the half's steps: weighted by its share, they
+            // add up to the whole batch's.
+            let share = returns.len() as f32 / n as f32;
+            (loss.mul_scalar(share), (figures.mul_scalar(share), returns))
+        });
+        (grads, fa + fb, [ra, rb].concat())
     }
 
     /// The A2C loss over every step of `episodes` in one forward pass: the mean over the steps
@@ -497,6 +544,11 @@ pub(crate) mod tests {
 
     /// Every gradient of `loss` w.r.t. the model's parameters, flattened in visiting order.
     fn gradients(model: &NavigatorModel, loss: Tensor<1>) -> Vec<f32> {
+        flat(model, &GradientsParams::from_grads(loss.backward(), model))
+    }
+
+    /// `grads` flattened in the model's visiting order (0 where a parameter has none).
+    fn flat(model: &NavigatorModel, grads: &GradientsParams) -> Vec<f32> {
         struct Flat<'a>(&'a GradientsParams, Vec<f32>);
         impl ModuleVisitor for Flat<'_> {
             fn visit_float<const D: usize>(&mut self, p: &Param<Tensor<D>>) {
@@ -507,10 +559,47 @@ pub(crate) mod tests {
                 }
             }
         }
-        let grads = GradientsParams::from_grads(loss.backward(), model);
-        let mut flat = Flat(&grads, Vec::new());
+        let mut flat = Flat(grads, Vec::new());
         model.visit(&mut flat);
         flat.1
+    }
+
+    /// Six episodes of different lengths, sampled on two test sites.
+    fn uneven_episodes(nav: &mut Navigator) -> Vec<Vec<Transition>> {
+        use crate::gminiwob::test_sites::test_site;
+        use crate::navigator::rollout::{Job, play};
+        use crate::navigator::train::{sim_pool, site_task};
+        let tasks = [site_task("login-2", test_site("login", 2).unwrap()), site_task("shopping-1", test_site("shopping", 1).unwrap())];
+        let jobs: Vec<Job> = (0..6).map(|i| Job { task: &tasks[i % 2], seed: i as u32, stream: Rng::new(i as u64) }).collect();
+        let episodes: Vec<Vec<Transition>> =
+            block_on(play(&mut sim_pool(6), nav, &jobs, false, true)).unwrap().into_iter().map(|p| p.steps).collect();
+        let sizes: Vec<usize> = episodes.iter().map(Vec::len).collect();
+        assert!(sizes.iter().any(|&n| n != sizes[0]), "episodes of different lengths: {sizes:?}");
+        episodes
+    }
+
+    /// The update taken in two halves side by side (the second core) learns what one pass
+    /// does: the same gradients within float rounding, the same figures and returns.
+    #[test]
+    fn an_update_in_two_halves_has_the_whole_passes_gradients_and_figures() {
+        let mut nav = Navigator::new(NavigatorConfig { vocab_cap: 300, ..small() }, &Device::flex().autodiff(), 4).unwrap();
+        let episodes = uneven_episodes(&mut nav);
+        assert!(episodes.iter().map(Vec::len).sum::<usize>() >= SPLIT_UPDATES_FROM, "a batch the update splits");
+        let model = nav.model();
+        let (g1, f1, r1) = nav.a2c_gradients(model, &episodes, false);
+        let (g2, f2, r2) = nav.a2c_gradients(model, &episodes, true);
+        assert_eq!(r1, r2, "each step's return, in order");
+        let (f1, f2) = (f1.into_data().try_to_vec::<f32>().unwrap(), f2.into_data().try_to_vec::<f32>().unwrap());
+        for (a, b) in f1.iter().zip(&f2) {
+            assert!((a - b).abs() < 1e-5 * a.abs().max(1.0), "figures {f1:?} in one pass, {f2:?} by halves");
+        }
+        let (g1, g2) = (flat(model, &g1), flat(model, &g2));
+        let scale = g1.iter().map(|g| g.abs()).fold(0.0, f32::max);
+        assert!(scale > 1e-3, "the gradients are not all zero");
+        assert_ne!(g1, g2, "two halves are not one pass bit for bit (so the halves did run)");
+        for (i, (a, b)) in g1.iter().zip(&g2).enumerate() {
+            assert!((a - b).abs() < 1e-5 * scale, "gradient {i}: {a} in one pass, {b} by halves");
+        }
     }
 
     /// The batched update's loss and gradients are its episodes' own, each weighted by its share
@@ -518,17 +607,9 @@ pub(crate) mod tests {
     /// largest) learns what their separate losses would.
     #[test]
     fn a_batchs_loss_and_gradients_are_its_episodes_weighted_by_their_steps() {
-        use crate::gminiwob::test_sites::test_site;
-        use crate::navigator::rollout::{Job, play};
-        use crate::navigator::train::{sim_pool, site_task};
         let mut nav = Navigator::new(NavigatorConfig { vocab_cap: 300, ..small() }, &Device::flex().autodiff(), 4).unwrap();
-        let tasks = [site_task("login-2", test_site("login", 2).unwrap()), site_task("shopping-1", test_site("shopping", 1).unwrap())];
-        let jobs: Vec<Job> = (0..6).map(|i| Job { task: &tasks[i % 2], seed: i as u32, stream: Rng::new(i as u64) }).collect();
-        let episodes: Vec<Vec<Transition>> =
-            block_on(play(&mut sim_pool(6), &mut nav, &jobs, false, true)).unwrap().into_iter().map(|p| p.steps).collect();
-        let sizes: Vec<usize> = episodes.iter().map(Vec::len).collect();
-        assert!(sizes.iter().any(|&n| n != sizes[0]), "episodes of different lengths: {sizes:?}");
-        let n: usize = sizes.iter().sum();
+        let episodes = uneven_episodes(&mut nav);
+        let n: usize = episodes.iter().map(Vec::len).sum();
         let model = nav.model();
         let (loss, _, _) = nav.a2c_loss(model, &episodes);
         let whole = loss.clone().into_data().try_to_vec::<f32>().unwrap()[0];
