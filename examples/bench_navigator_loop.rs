@@ -16,8 +16,7 @@ use burn::optim::GradientsParams;
 use burn::prelude::*;
 use weblab::curriculum::{CurriculumLearning, Generator};
 use weblab::env::{EnvError, Environment, Observation, Step};
-use weblab::gminiwob::sim::{SIDE_BY_SIDE_FROM, SiteSim};
-use weblab::learn::shards;
+use weblab::gminiwob::sim::SiteSim;
 use weblab::navigator::model::Padded;
 use weblab::navigator::rollout::{Job, play};
 use weblab::navigator::train::{sim_pool, site_task};
@@ -43,24 +42,6 @@ impl Environment<GeneratedSite> for Timed {
         let t = Instant::now();
         let r = Environment::step(&mut self.sim, action).await;
         self.s += t.elapsed().as_secs_f64();
-        r
-    }
-    // As the simulator's own: side by side in halves (the wall-clock of the whole call counted once).
-    async fn step_each(envs: &mut [Self], actions: &[(usize, weblab::env::Action)]) -> Vec<Result<Step, EnvError>> {
-        let t = Instant::now();
-        let r = shards::each(envs, actions, SIDE_BY_SIDE_FROM, |e, a| e.sim.step(a));
-        if let Some(e) = envs.first_mut() {
-            e.s += t.elapsed().as_secs_f64();
-        }
-        r
-    }
-    async fn reset_each(envs: &mut [Self], starts: &[(usize, &TaskSpec, u32)]) -> Vec<Result<Observation, EnvError>> {
-        let t = Instant::now();
-        let items: Vec<(usize, (&TaskSpec, u32))> = starts.iter().map(|&(i, task, seed)| (i, (task, seed))).collect();
-        let r = shards::each(envs, &items, SIDE_BY_SIDE_FROM, |e, &(task, seed)| e.sim.start(task, seed));
-        if let Some(e) = envs.first_mut() {
-            e.s += t.elapsed().as_secs_f64();
-        }
         r
     }
 }

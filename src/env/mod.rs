@@ -86,33 +86,6 @@ pub trait Environment<S> {
     async fn reset(&mut self, task: &TaskSpec<S>, seed: u32) -> Result<Observation, EnvError>;
     /// Performs one action in the running episode.
     async fn step(&mut self, action: &Action) -> Result<Step, EnvError>;
-
-    /// Performs each `(i, action)` in `envs[i]` (each environment at most once), the results in
-    /// the same order. One after the other here; an environment that can run on another thread
-    /// may take them side by side (the site simulator does, natively), as environments share
-    /// nothing.
-    async fn step_each(envs: &mut [Self], actions: &[(usize, Action)]) -> Vec<Result<Step, EnvError>>
-    where
-        Self: Sized,
-    {
-        let mut out = Vec::with_capacity(actions.len());
-        for (i, action) in actions {
-            out.push(envs[*i].step(action).await);
-        }
-        out
-    }
-
-    /// Starts each `(i, task, seed)` episode in `envs[i]`, as [`Self::step_each`] steps.
-    async fn reset_each(envs: &mut [Self], starts: &[(usize, &TaskSpec<S>, u32)]) -> Vec<Result<Observation, EnvError>>
-    where
-        Self: Sized,
-    {
-        let mut out = Vec::with_capacity(starts.len());
-        for &(i, task, seed) in starts {
-            out.push(envs[i].reset(task, seed).await);
-        }
-        out
-    }
 }
 
 /// Settings of an environment, with defaults that suit the lab's own tasks.

@@ -4,8 +4,7 @@
 //! depends only on the work, never on how many cores there are, so a seed gives the same run on
 //! any machine.
 //!
-//! Three uses: the environments of a pool stepped and started in halves ([`each`]: exact, they
-//! share nothing), acting (the forward pass over a batch of states, split by state: a state's choice
+//! Two uses: acting (the forward pass over a batch of states, split by state: a state's choice
 //! depends only on itself, the weights and its own generator, so this is exact) and the A2C
 //! update ([`halves_gradients`]: a loss that is a mean over steps is the step-weighted sum of its
 //! halves' losses, so the gradient is the sum of the halves' gradients — summed in another order
@@ -60,27 +59,6 @@ pub fn join<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> 
         }
     }
     (a(), b())
-}
-
-/// `f` on `items[i]` with each `(i, work)`, the results in order: in two halves side by side
-/// ([`join`]) when there are at least `from` and the indices ascend (so the halves hold disjoint
-/// items), else one after the other. The same results either way where the items share nothing
-/// (environments, here).
-pub fn each<E: Send, T: Sync, R: Send>(items: &mut [E], work: &[(usize, T)], from: usize, f: impl Fn(&mut E, &T) -> R + Sync) -> Vec<R> {
-    let ascending = work.windows(2).all(|p| p[0].0 < p[1].0);
-    if work.len() < from.max(2) || !ascending {
-        return work.iter().map(|(i, t)| f(&mut items[*i], t)).collect();
-    }
-    let mid = work.len() / 2;
-    let cut = work[mid].0;
-    let (lo, hi) = items.split_at_mut(cut);
-    let f = &f;
-    let (mut a, b) = join(
-        || work[..mid].iter().map(|(i, t)| f(&mut lo[*i], t)).collect::<Vec<R>>(),
-        || work[mid..].iter().map(|(i, t)| f(&mut hi[*i - cut], t)).collect::<Vec<R>>(),
-    );
-    a.extend(b);
-    a
 }
 
 /// The index that splits items of these `sizes` into two runs of most nearly equal total size

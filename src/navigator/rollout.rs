@@ -98,10 +98,12 @@ pub async fn play<E: Env>(envs: &mut [E], nav: &mut Navigator, jobs: &[Job<'_>],
     // the episodes interleave.
     let epsilon = nav.cfg.epsilon(nav.counters.env_steps);
     let mut done: Vec<Option<Played>> = vec![None; jobs.len()];
-    let mut slots: Vec<Option<Slot>> = (0..envs.len().min(jobs.len())).map(|_| None).collect();
+    let mut slots: Vec<Option<Slot>> = Vec::with_capacity(envs.len());
     let mut next = 0;
-    let all: Vec<usize> = (0..slots.len()).collect();
-    start_each(envs, &mut slots, &all, jobs, &mut next).await?;
+    for env in envs.iter_mut().take(jobs.len()) {
+        slots.push(Some(start(env, jobs, next).await?));
+        next += 1;
+    }
     while slots.iter().any(Option::is_some) {
         let live: Vec<usize> = (0..slots.len()).filter(|&i| slots[i].is_some()).collect();
         let mut states = Vec::with_capacity(live.len());
@@ -112,21 +114,16 @@ pub async fn play<E: Env>(envs: &mut [E], nav: &mut Navigator, jobs: &[Job<'_>],
         let mut streams: Vec<Rng> = live.iter().map(|&i| slots[i].as_ref().expect("a live slot").stream.clone()).collect();
         let refs: Vec<_> = states.iter().collect();
         let choices = nav.choose(&refs, greedy, &mut streams, epsilon).await?;
-        // Every environment with a choice steps at once (side by side where they can).
-        let actions: Vec<(usize, crate::env::Action)> =
-            live.iter().zip(&states).zip(&choices).filter_map(|((&i, state), choice)| choice.map(|c| (i, state.action(c)))).collect();
-        let mut steps = E::step_each(envs, &actions).await.into_iter();
-        let mut ended = Vec::new();
         for (((&i, state), choice), stream) in live.iter().zip(states).zip(choices).zip(streams) {
             let slot = slots[i].as_mut().expect("a live slot");
             slot.stream = stream;
-            let end = match choice {
+            let ended = match choice {
                 None => {
                     slot.played.episode.nothing_open();
                     true
                 }
                 Some(choice) => {
-                    let step = steps.next().expect("a step per choice").map_err(|e| e.to_string())?;
+                    let step = envs[i].step(&state.action(choice)).await.map_err(|e| e.to_string())?;
                     let reward = slot.played.episode.stepped(&mut slot.memory, &state, choice, &step);
                     slot.played.steps.push(Transition { state, action: choice, reward });
                     if !step.done {
@@ -135,31 +132,25 @@ pub async fn play<E: Env>(envs: &mut [E], nav: &mut Navigator, jobs: &[Job<'_>],
                     step.done
                 }
             };
-            if end {
+            if ended {
                 let mut finished = slots[i].take().expect("a live slot");
                 finished.played.episode.discounted = discounted(&finished.played, nav.cfg.discount);
                 done[finished.job] = Some(finished.played);
-                ended.push(i);
+                if next < jobs.len() {
+                    slots[i] = Some(start(&mut envs[i], jobs, next).await?);
+                    next += 1;
+                }
             }
         }
-        start_each(envs, &mut slots, &ended, jobs, &mut next).await?;
     }
     Ok(done.into_iter().map(|p| p.expect("every job was played")).collect())
 }
 
-/// Starts the next jobs, in job order, on the environments `free` (in order), as many as jobs
-/// remain; the environments start side by side where they can.
-async fn start_each<E: Env>(envs: &mut [E], slots: &mut [Option<Slot>], free: &[usize], jobs: &[Job<'_>], next: &mut usize) -> Result<(), String> {
-    let starts: Vec<(usize, &TaskSpec, u32)> = free.iter().zip(*next..jobs.len()).map(|(&i, j)| (i, jobs[j].task, jobs[j].seed)).collect();
-    let observations = E::reset_each(envs, &starts).await;
-    for ((&(i, _, seed), job), obs) in starts.iter().zip(*next..).zip(observations) {
-        let obs = obs.map_err(|e| e.to_string())?;
-        let episode = Episode { seed, steps: 0, ret: 0.0, discounted: 0.0, raw_reward: 0.0, reason: None };
-        let played = Played { steps: Vec::new(), episode };
-        slots[i] = Some(Slot { job, obs, memory: EpisodeMemory::default(), played, stream: jobs[job].stream.clone() });
-    }
-    *next += starts.len();
-    Ok(())
+async fn start<E: Env>(env: &mut E, jobs: &[Job<'_>], job: usize) -> Result<Slot, String> {
+    let j = &jobs[job];
+    let obs = env.reset(j.task, j.seed).await.map_err(|e| e.to_string())?;
+    let episode = Episode { seed: j.seed, steps: 0, ret: 0.0, discounted: 0.0, raw_reward: 0.0, reason: None };
+    Ok(Slot { job, obs, memory: EpisodeMemory::default(), played: Played { steps: Vec::new(), episode }, stream: j.stream.clone() })
 }
 
 /// Σ_t γ^t r_t of a played episode; with no step, its raw reward.

@@ -44,7 +44,6 @@ use super::reward::{Shaper, dom_changed, potential};
 use super::site::{Site, Tree, render};
 use super::{Design, GeneratedSite, RewardConfig, Values};
 use crate::env::{Action, DomGraph, EnvError, Environment, EpisodeGuard, Instruction, NodeRef, Observation, STEP_LIMIT_REASON, Step};
-use crate::learn::shards;
 
 mod page;
 mod reader;
@@ -269,9 +268,9 @@ impl SiteSim {
     }
 }
 
-impl SiteSim {
+impl Environment<GeneratedSite> for SiteSim {
     /// Renders the generated site of `task` (any other task is refused) and starts an episode.
-    pub fn start(&mut self, task: &TaskSpec, seed: u32) -> Result<Observation, EnvError> {
+    async fn reset(&mut self, task: &TaskSpec, seed: u32) -> Result<Observation, EnvError> {
         let TaskSpec::Generated { site: GeneratedSite { design, values, reward }, .. } = task else {
             return Err(EnvError::UnknownTask(format!("{} (the site simulator runs generated sites only)", task.name())));
         };
@@ -280,28 +279,9 @@ impl SiteSim {
         self.reward = *reward;
         Ok(self.reset_seed(seed))
     }
-}
-
-/// Steps or starts for fewer simulators than this go one after the other (a half's work must
-/// outweigh handing it to the other core).
-pub const SIDE_BY_SIDE_FROM: usize = 4;
-
-impl Environment<GeneratedSite> for SiteSim {
-    async fn reset(&mut self, task: &TaskSpec, seed: u32) -> Result<Observation, EnvError> {
-        self.start(task, seed)
-    }
 
     async fn step(&mut self, action: &Action) -> Result<Step, EnvError> {
         SiteSim::step(self, action)
-    }
-
-    async fn step_each(sims: &mut [Self], actions: &[(usize, Action)]) -> Vec<Result<Step, EnvError>> {
-        shards::each(sims, actions, SIDE_BY_SIDE_FROM, SiteSim::step)
-    }
-
-    async fn reset_each(sims: &mut [Self], starts: &[(usize, &TaskSpec, u32)]) -> Vec<Result<Observation, EnvError>> {
-        let items: Vec<(usize, (&TaskSpec, u32))> = starts.iter().map(|&(i, task, seed)| (i, (task, seed))).collect();
-        shards::each(sims, &items, SIDE_BY_SIDE_FROM, |sim, &(task, seed)| sim.start(task, seed))
     }
 }
 

@@ -295,32 +295,3 @@ fn the_environment_trait_runs_generated_tasks_only() {
     assert!(matches!(block_on(Environment::reset(&mut sim, &other, 1)), Err(EnvError::UnknownTask(_))));
     assert!(SiteSim::from_task(&other, 1).is_err());
 }
-
-/// Starting and stepping many simulators at once (side by side natively) gives what each alone
-/// gives, in order; out-of-order indices go one by one, to the same effect.
-#[test]
-fn simulators_started_and_stepped_together_act_as_each_alone() {
-    use crate::env::Environment;
-    use crate::util::block_on;
-    let mut rng = Rng::new(4);
-    let tasks: Vec<TaskSpec> =
-        (0..7).map(|i| TaskSpec::Generated { name: format!("t{i}"), site: GeneratedSite::from(RandomDesign::default().sample(&mut rng)) }).collect();
-    let fresh = || (0..9).map(|_| sim(test_site("login", 0).unwrap(), 0)).collect::<Vec<_>>();
-    let picked = [0usize, 2, 3, 5, 6, 7, 8];
-    for order in [picked.to_vec(), picked.iter().rev().copied().collect()] {
-        let (mut together, mut alone) = (fresh(), fresh());
-        let starts: Vec<(usize, &TaskSpec, u32)> = order.iter().enumerate().map(|(k, &i)| (i, &tasks[k], 30 + k as u32)).collect();
-        let got = block_on(SiteSim::reset_each(&mut together, &starts));
-        let mut actions = Vec::new();
-        for (&(i, task, seed), obs) in starts.iter().zip(got) {
-            let want = alone[i].start(task, seed).unwrap();
-            let obs = obs.unwrap();
-            assert_eq!(format!("{obs:?}"), format!("{want:?}"), "simulator {i}'s first observation");
-            let target = obs.dom.nodes.iter().rev().find(|n| n.tag.starts_with("INPUT") || n.tag == "BUTTON").expect("something to act on");
-            actions.push((i, Action::Click(target.r#ref)));
-        }
-        for ((i, action), got) in actions.iter().zip(block_on(SiteSim::step_each(&mut together, &actions))) {
-            assert_eq!(format!("{:?}", got.unwrap()), format!("{:?}", alone[*i].step(action).unwrap()), "simulator {i}'s step");
-        }
-    }
-}
