@@ -34,10 +34,12 @@ pub struct Transition {
 pub use crate::learn::Counters;
 
 /// An update of at least this many steps is taken in two halves where the machine splits work
-/// (`learn::shards`); below it the second half's fixed cost outweighs the gain (measured,
-/// docs/benchmarks-code.md §2c).
+/// (`learn::shards`). A judgement, not a sweep: each half pays the whole network's fixed cost
+/// (about 100 tensor operations), which is most of an update this small (docs/benchmarks-code.md
+/// §2d).
 const SPLIT_UPDATES_FROM: usize = 8;
-/// A forward pass over at least this many states while acting is split likewise.
+/// A forward pass over at least this many states while acting is split likewise (measured: a
+/// batch of 8 costs as much whole as in halves of 4; docs/benchmarks-code.md §2d).
 #[cfg(not(target_family = "wasm"))]
 const SPLIT_ACTING_FROM: usize = 16;
 
