@@ -1,5 +1,5 @@
 //! The second core for one learner: work that splits into two independent halves runs them side
-//! by side. Natively the halves go to rayon's pool (a 2-core machine runs one on each core); in
+//! by side. Natively the caller runs one half and a single helper thread the other ([`join`]); in
 //! the browser's worker, which has no threads, nothing is split. Whether a piece of work is split
 //! depends only on the work, never on how many cores there are, so a seed gives the same run on
 //! any machine.
